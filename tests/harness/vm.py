@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Boot a test kernel under QEMU, run one guest job, judge the run.
+
+The guest sees the host's / read-only over virtio-9p (so it has the host's
+bash, fio, python3 and this repo at the same path) and a read-write 9p
+share of the results directory.  The job is a bash script; whatever it
+writes into its working directory comes back to the host.
+
+A run fails if the VM times out, if the kernel log shows a splat (see
+splat.py), if the job exits non-zero, or if an expected result file is
+missing.
+
+CLI: python3 -m harness.vm --kernel BZIMAGE --results DIR \
+        [--expect FILE]... [--timeout S] [--append ARGS] -- COMMAND...
+"""
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from harness import splat
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+INIT = os.path.join(REPO, 'tests', 'guest', 'init')
+
+BASE_CMDLINE = [
+    'console=ttyS0', 'root=/dev/root', 'rootfstype=9p',
+    'rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose',
+    'ro', f'init={INIT}',
+    'panic=-1', 'oops=panic', 'softlockup_panic=1', 'hung_task_panic=1',
+    'nmi_watchdog=0', 'tsc=reliable', 'no_hash_pointers',
+    # null_blk devices are made through configfs by the tests.
+    'null_blk.nr_devices=0',
+]
+
+
+@dataclass
+class Result:
+    ok: bool
+    reasons: list = field(default_factory=list)
+    splats: list = field(default_factory=list)
+    exit_code: int = None
+    seconds: float = 0.0
+    results: str = ''
+
+
+def kvm_usable():
+    """KVM only where the device exists and the CPU exposes VMX/SVM."""
+    if not os.access('/dev/kvm', os.R_OK | os.W_OK):
+        return False
+    with open('/proc/cpuinfo') as f:
+        flags = f.read()
+    return ' vmx' in flags or ' svm' in flags
+
+
+def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=()):
+    accel = ['-accel', 'kvm', '-cpu', 'host'] if kvm_usable() else \
+        ['-accel', 'tcg,thread=multi', '-cpu', 'max']
+    argv = ['qemu-system-x86_64', *accel, '-smp', str(cpus), '-m', mem,
+            '-kernel', kernel,
+            '-append', ' '.join(BASE_CMDLINE + list(append)),
+            '-fsdev', 'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
+            '-device', 'virtio-9p-pci,fsdev=root,mount_tag=/dev/root',
+            '-fsdev', f'local,id=res,path={results},security_model=none',
+            '-device', 'virtio-9p-pci,fsdev=res,mount_tag=results',
+            '-display', 'none', '-monitor', 'none', '-no-reboot',
+            '-serial', f'file:{os.path.join(results, "console.log")}']
+    for i, path in enumerate(drives):
+        argv += ['-drive', f'file={path},format=raw,if=virtio,cache=none,'
+                 f'aio=threads,id=d{i}']
+    return argv
+
+
+def judge(results, expect, timed_out=False):
+    """Decide a finished run from the files it left in `results`."""
+    res = Result(ok=True, results=results)
+    if timed_out:
+        res.reasons.append('VM timed out')
+    log = ''
+    for name in ('console.log', 'dmesg.txt'):
+        path = os.path.join(results, name)
+        if os.path.exists(path):
+            with open(path, errors='replace') as f:
+                log += f.read() + '\n'
+    seen = set()
+    for name, line in splat.find_splats(log):
+        if line not in seen:
+            seen.add(line)
+            res.splats.append((name, line))
+    if res.splats:
+        res.reasons.append(f'kernel splat: {res.splats[0][1]}')
+    code_path = os.path.join(results, 'exit-code')
+    if os.path.exists(code_path):
+        with open(code_path) as f:
+            text = f.read().strip()
+        res.exit_code = int(text) if text.lstrip('-').isdigit() else None
+        if res.exit_code != 0:
+            res.reasons.append(f'guest job exited {text}')
+    else:
+        res.reasons.append('guest job did not finish (no exit-code)')
+    for rel in expect:
+        if not os.path.exists(os.path.join(results, rel)):
+            res.reasons.append(f'missing result file {rel}')
+    res.ok = not res.reasons
+    return res
+
+
+def run(kernel, command, results, expect=(), timeout=900, cpus=2,
+        mem='2G', append=(), drives=(), quiet=False):
+    """Boot `kernel`, run `command` (a shell string) in the guest."""
+    if os.path.exists(results):
+        shutil.rmtree(results)
+    os.makedirs(results)
+    results = os.path.abspath(results)
+    with open(os.path.join(results, 'job'), 'w') as f:
+        f.write('set -o pipefail\n')
+        f.write(f'export CFQ_REPO={shlex.quote(REPO)}\n')
+        f.write(f'cd {shlex.quote(REPO)}\n')
+        f.write(command + '\n')
+    argv = qemu_argv(kernel, results, cpus, mem, append, drives)
+    start = time.monotonic()
+    timed_out = False
+    try:
+        subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=timeout,
+                       check=False)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    res = judge(results, expect, timed_out)
+    res.seconds = time.monotonic() - start
+    if not quiet:
+        state = 'ok' if res.ok else 'FAILED: ' + '; '.join(res.reasons)
+        print(f'vm: {res.seconds:.0f}s, {state} ({results})',
+              file=sys.stderr)
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--results', required=True)
+    ap.add_argument('--expect', action='append', default=[])
+    ap.add_argument('--timeout', type=int, default=900)
+    ap.add_argument('--cpus', type=int, default=2)
+    ap.add_argument('--mem', default='2G')
+    ap.add_argument('--append', action='append', default=[])
+    ap.add_argument('--drive', action='append', default=[])
+    ap.add_argument('command', nargs='+')
+    args = ap.parse_args(argv)
+    res = run(args.kernel, ' '.join(args.command), args.results,
+              args.expect, args.timeout, args.cpus, args.mem, args.append,
+              args.drive)
+    return 0 if res.ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""How a finished VM run is judged, from the files it left."""
+from harness import vm
+
+
+def _results(tmp_path, console='', exit_code='0', files=()):
+    (tmp_path / 'console.log').write_text(console)
+    if exit_code is not None:
+        (tmp_path / 'exit-code').write_text(exit_code + '\n')
+    for f in files:
+        (tmp_path / f).write_text('{}')
+    return str(tmp_path)
+
+
+def test_clean_run(tmp_path, fixture):
+    res = vm.judge(_results(tmp_path, fixture('clean-boot-console.log'),
+                            files=['a.json']), ['a.json'])
+    assert res.ok, res.reasons
+
+
+def test_missing_result_file_fails(tmp_path):
+    res = vm.judge(_results(tmp_path), ['a.json'])
+    assert not res.ok and res.reasons == ['missing result file a.json']
+
+
+def test_no_exit_code_fails(tmp_path):
+    res = vm.judge(_results(tmp_path, exit_code=None), [])
+    assert not res.ok and 'did not finish' in res.reasons[0]
+
+
+def test_job_failure_fails(tmp_path):
+    res = vm.judge(_results(tmp_path, exit_code='3'), [])
+    assert not res.ok and res.exit_code == 3
+
+
+def test_warning_fails(tmp_path, fixture):
+    res = vm.judge(_results(tmp_path, fixture('lkdtm-warn-console.log')), [])
+    assert not res.ok and res.splats[0][0] == 'warning'
+
+
+def test_timeout_fails(tmp_path):
+    res = vm.judge(_results(tmp_path), [], timed_out=True)
+    assert not res.ok and 'VM timed out' in res.reasons
+
+
+def test_command_line_has_the_panic_knobs():
+    for arg in ('panic=-1', 'oops=panic', 'softlockup_panic=1'):
+        assert arg in vm.BASE_CMDLINE
