@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Guest side of the fairness harness: run experiment cases against each
+peer scheduler on one device, the way a user would.
+
+For every (case, run, peer): switch the device's scheduler, create one
+cgroup per group, start one fio per group from a shell already placed in
+its group, wait, and write run.json (I/Os per share unit over the common
+window, p99 latency, totals) plus each fio's JSON report.
+
+Usage: bench.py --out DIR [--exp NAME]... [--profile P]... [--peer P]...
+                [--runs N] [--runtime S] [--scale F] [--quick]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from harness import experiments, fio, shares  # noqa: E402
+import devices  # noqa: E402
+
+CG2 = '/sys/fs/cgroup'
+BENCH_CG = f'{CG2}/cfqbench'
+WORK = '/tmp/bench'
+SETTLE_S = 1.0
+IOPRIO_CLASS = {'rt': 1, 'be': 2, 'idle': 3}
+
+
+def setup_cgroups(case, peer):
+    """One v2 cgroup per group; weights for the peers that use them."""
+    teardown_cgroups()
+    devices.write(f'{CG2}/cgroup.subtree_control', '+io')
+    os.mkdir(BENCH_CG)
+    devices.write(f'{BENCH_CG}/cgroup.subtree_control', '+io')
+    paths = []
+    for g in case.groups:
+        path = f'{BENCH_CG}/{g.name}'
+        os.mkdir(path)
+        if peer['group'] == 'bfq':
+            devices.write(f'{path}/io.bfq.weight',
+                          shares.bfq_weight(g.ioprio))
+        paths.append(path)
+    return paths
+
+
+def teardown_cgroups():
+    if not os.path.isdir(BENCH_CG):
+        return
+    for name in os.listdir(BENCH_CG):
+        path = f'{BENCH_CG}/{name}'
+        if os.path.isdir(path):
+            os.rmdir(path)
+    os.rmdir(BENCH_CG)
+
+
+def fio_jobfile(case, gi, target, base, size, runtime, logdir):
+    """fio job file for group gi: one section per task entry, each
+    process in its own slice of the group's region [base, base + size)
+    of `target`, like a file of its own."""
+    group = case.groups[gi]
+    ntasks = sum(t.n for t in group.tasks)
+    slot = size // ntasks // 4096 * 4096
+    lines = ['[global]', f'filename={target}', 'ioengine=psync',
+             'time_based=1', f'runtime={runtime}', 'randrepeat=0',
+             'norandommap=1', 'group_reporting=1',
+             'log_unix_epoch=1',
+             f'size={slot}', f'offset_increment={slot}', '']
+    first = 0
+    for j, t in enumerate(group.tasks):
+        lines += [f'[t{j}]', 'new_group', f'rw={t.rw}', f'bs={t.bs}',
+                  f'direct={int(t.direct)}', f'numjobs={t.n}',
+                  f'offset={base + first * slot}',
+                  f'write_iops_log={logdir}/g{gi}t{j}']
+        if t.rw in ('rw', 'randrw'):
+            lines.append('rwmixread=50')
+        if t.ioclass:
+            lines.append(f'prioclass={IOPRIO_CLASS[t.ioclass]}')
+            if t.level is not None:
+                lines.append(f'prio={t.level}')
+        lines.append('')
+        first += t.n
+    return '\n'.join(lines)
+
+
+def run_once(case, dev, peer_name, peer, runtime, out):
+    """One measurement: all groups backlogged for `runtime` seconds."""
+    logdir = f'{WORK}/logs'
+    shutil.rmtree(logdir, ignore_errors=True)
+    os.makedirs(logdir)
+    os.makedirs(out, exist_ok=True)
+    dev.set_scheduler(peer['elevator'], peer.get('iosched'))
+    cgroups = setup_cgroups(case, peer)
+    procs = []
+    launched = time.time()
+    for gi in range(len(case.groups)):
+        if case.partitions:
+            target = dev.targets[gi]
+            base, size = 0, dev.size_bytes(target)
+        else:
+            target = dev.targets[0]
+            size = dev.size_bytes(target) // len(case.groups) >> 20 << 20
+            base = gi * size
+        job = fio_jobfile(case, gi, target, base, size, runtime, logdir)
+        jobpath = f'{WORK}/g{gi}.fio'
+        with open(jobpath, 'w') as f:
+            f.write(job)
+        shutil.copy(jobpath, f'{out}/g{gi}.fio')
+        cmd = (f'echo $$ > {cgroups[gi]}/cgroup.procs && exec fio '
+               f'--output-format=json --eta=never {jobpath}')
+        procs.append(subprocess.Popen(
+            ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),
+            stderr=open(f'{out}/g{gi}.err', 'w')))
+    window = measure_window(case, cgroups, launched, runtime)
+    codes = [p.wait() for p in procs]
+    elapsed = time.time() - launched
+    teardown_cgroups()
+    if any(codes):
+        raise RuntimeError(f'fio exited {codes} ({out})')
+    return summarize(case, out, logdir, window, elapsed)
+
+
+def measure_window(case, cgroups, launched, runtime):
+    """(t0, t1) in epoch ms: t0 once every fio worker of every group
+    exists (plus SETTLE_S), t1 before the earliest a job can stop (each
+    job runs `runtime` seconds from its own start, after its launch)."""
+    want = [1 + sum(t.n for t in g.tasks) for g in case.groups]
+    deadline = time.monotonic() + runtime / 2
+    while True:
+        have = [len(devices.read(f'{cg}/cgroup.procs').split())
+                for cg in cgroups]
+        if all(h >= w for h, w in zip(have, want)):
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f'fio workers {have}, expected {want}')
+        time.sleep(0.1)
+    t0 = time.time() + SETTLE_S
+    t1 = launched + runtime - 0.5
+    if t1 - t0 < runtime / 3:
+        raise RuntimeError(f'window {t1 - t0:.1f}s too short: workers '
+                           f'took {t0 - launched:.1f}s to start')
+    return int(t0 * 1000), int(t1 * 1000)
+
+
+def summarize(case, out, logdir, window, elapsed):
+    reports = [fio.load_json_file(f'{out}/g{gi}.json')
+               for gi in range(len(case.groups))]
+    prefixes = {(gi, j): f'{logdir}/g{gi}t{j}'
+                for gi, g in enumerate(case.groups)
+                for j in range(len(g.tasks))}
+    logs = fio.load_logs(prefixes)
+    per_task = {}
+    for key, per_job in logs.items():
+        rd = wr = 0.0
+        for samples in per_job:
+            got = fio.ios_in_window(samples, window)
+            rd += got[0]
+            wr += got[1]
+        per_task[key] = (rd, wr)
+    units = []
+    for label, gi, tj in case.units():
+        keys = [k for k in per_task if k[0] == gi and (tj is None or
+                                                       k[1] == tj)]
+        rd = sum(per_task[k][0] for k in keys)
+        wr = sum(per_task[k][1] for k in keys)
+        jobs = [job for job in reports[gi]['jobs']
+                if tj is None or job['jobname'] == f't{tj}']
+        p99 = [fio.job_p99_ms(job) for job in jobs]
+        p99 = [v for v in p99 if v is not None]
+        units.append({'label': label, 'read_ios': rd, 'write_ios': wr,
+                      'ios': rd + wr, 'p99_ms': max(p99) if p99 else None,
+                      'total_ios_run': sum(sum(fio.job_ios(j).values())
+                                           for j in jobs)})
+    secs = (window[1] - window[0]) / 1000.0
+    total = sum(u['ios'] for u in units)
+    return {'window_s': secs, 'elapsed_s': elapsed, 'units': units,
+            'total_ios': total, 'iops': total / secs if secs else 0.0,
+            'shares': shares.percentages([u['ios'] for u in units])}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--exp', action='append', default=[])
+    ap.add_argument('--profile', action='append', default=[])
+    ap.add_argument('--peer', action='append', default=[])
+    ap.add_argument('--runs', type=int, default=1)
+    ap.add_argument('--runtime', type=int, default=20)
+    ap.add_argument('--scale', type=float, default=1.0)
+    ap.add_argument('--quick', action='store_true')
+    args = ap.parse_args()
+
+    profiles = experiments.load_toml('profiles.toml')
+    peers = experiments.load_toml('peers.toml')
+    peer_names = args.peer or list(peers)
+    cases = experiments.load_all(args.exp or None, args.scale, args.quick)
+    wanted = args.profile or sorted({p for c in cases for p in c.profiles},
+                                    key=list(profiles).index)
+    os.makedirs(WORK, exist_ok=True)
+    for pname in wanted:
+        todo = [c for c in cases if pname in c.profiles]
+        if not todo:
+            continue
+        dev = devices.make_device('nullb1', profiles[pname])
+        for case in todo:
+            for run in range(1, args.runs + 1):
+                for peer_name in peer_names:
+                    out = (f'{args.out}/{case.exp}/{case.name}/{pname}/'
+                           f'{peer_name}/r{run}')
+                    t0 = time.monotonic()
+                    summary = run_once(case, dev, peer_name,
+                                       peers[peer_name], args.runtime, out)
+                    summary.update({
+                        'exp': case.exp, 'case': case.name,
+                        'title': case.title, 'profile': pname,
+                        'profile_summary': profiles[pname]['summary'],
+                        'peer': peer_name, 'run': run, 'by': case.by,
+                        'target': case.target, 'scale': args.scale,
+                        'nprocs': case.nprocs(), 'runtime': args.runtime})
+                    with open(f'{out}/run.json', 'w') as f:
+                        json.dump(summary, f, indent=1)
+                    print(f'bench: {case.key} {pname} {peer_name} r{run}: '
+                          + ' '.join(f'{s:.1f}' for s in summary['shares'])
+                          + f' ({summary["iops"]:.0f} IOPS, '
+                          f'{time.monotonic() - t0:.0f}s)', flush=True)
+        if profiles[pname]['kind'] == 'null_blk':
+            devices.remove_null_blk('nullb1')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

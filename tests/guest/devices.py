@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Guest side: create the block devices of a device profile.
+
+null_blk devices are made through configfs (the driver is built in and
+booted with nr_devices=0); scsi_debug is built in and carries the
+partitioned profile (null_blk disks cannot hold partitions).
+"""
+import glob
+import os
+import subprocess
+import time
+
+NULLB_CFS = '/sys/kernel/config/nullb'
+SDEBUG = '/sys/bus/pseudo/drivers/scsi_debug'
+
+
+def write(path, value):
+    with open(path, 'w') as f:
+        f.write(f'{value}\n')
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def wait_for(path, timeout=10.0):
+    end = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            raise TimeoutError(f'{path} did not appear')
+        time.sleep(0.05)
+
+
+class Device:
+    """A disk to schedule on: `disk` is the queue's name in /sys/block,
+    `targets` the paths the groups do I/O to (the disk itself, or one
+    partition per group)."""
+
+    def __init__(self, disk, targets, nr_requests, rotational):
+        self.disk = disk
+        self.targets = targets
+        self.nr_requests = nr_requests
+        self.rotational = rotational
+
+    def queue(self, attr):
+        return f'/sys/block/{self.disk}/queue/{attr}'
+
+    def size_bytes(self, path):
+        name = os.path.basename(path)
+        base = f'/sys/block/{self.disk}'
+        sysdir = base if name == self.disk else f'{base}/{name}'
+        return int(read(f'{sysdir}/size')) * 512
+
+    def set_scheduler(self, elevator, iosched=None):
+        write(self.queue('scheduler'), elevator)
+        got = read(self.queue('scheduler'))
+        if f'[{elevator}]' not in got:
+            raise RuntimeError(f'{self.disk}: scheduler is {got}')
+        write(self.queue('rotational'), self.rotational)
+        if elevator != 'none' and self.nr_requests:
+            write(self.queue('nr_requests'), self.nr_requests)
+        for key, val in (iosched or {}).items():
+            write(self.queue(f'iosched/{key}'), val)
+
+
+def make_null_blk(name, prof, memory_backed=False, size_mb=16384):
+    path = f'{NULLB_CFS}/{name}'
+    if os.path.exists(path):
+        write(f'{path}/power', 0)
+        os.rmdir(path)
+    os.mkdir(path)
+    attrs = {
+        'queue_mode': 2, 'submit_queues': 1,
+        'irqmode': prof['irqmode'],
+        'completion_nsec': prof['completion_nsec'],
+        'hw_queue_depth': prof['hw_queue_depth'],
+        'size': size_mb, 'memory_backed': int(memory_backed),
+    }
+    for key, val in attrs.items():
+        write(f'{path}/{key}', val)
+    write(f'{path}/power', 1)
+    wait_for(f'/dev/{name}')
+    return Device(name, [f'/dev/{name}'], prof.get('nr_requests'),
+                  prof['rotational'])
+
+
+def remove_null_blk(name):
+    path = f'{NULLB_CFS}/{name}'
+    if os.path.exists(path):
+        write(f'{path}/power', 0)
+        os.rmdir(path)
+
+
+def scsi_debug_disk():
+    """The /sys/block name of the scsi_debug disk."""
+    for d in glob.glob('/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/'
+                       'target*/*/block/*'):
+        return os.path.basename(d)
+    raise RuntimeError('no scsi_debug disk (boot with scsi_debug params)')
+
+
+def make_scsi_debug(prof):
+    """Partition the scsi_debug disk into equal parts, set its delay."""
+    disk = scsi_debug_disk()
+    nparts = prof['partitions']
+    spec = ''.join(',%dM\n' % (int(read(f'/sys/block/{disk}/size')) * 512 //
+                                (nparts + 1) // 2**20)
+                   for _ in range(nparts))
+    subprocess.run(['sfdisk', '-q', '--no-reread', '--no-tell-kernel',
+                    f'/dev/{disk}'], input=spec, text=True, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(['blockdev', '--rereadpt', f'/dev/{disk}'], check=True)
+    parts = [f'/dev/{disk}{i + 1}' for i in range(nparts)]
+    for p in parts:
+        wait_for(p)
+    write(f'{SDEBUG}/ndelay', prof['ndelay'])
+    write(f'{SDEBUG}/max_queue', prof['max_queue'])
+    return Device(disk, parts, prof.get('nr_requests'), prof['rotational'])
+
+
+def make_device(name, prof):
+    if prof['kind'] == 'null_blk':
+        return make_null_blk(name, prof)
+    if prof['kind'] == 'scsi_debug':
+        return make_scsi_debug(prof)
+    raise ValueError(f'unknown device kind {prof["kind"]}')

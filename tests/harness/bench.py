@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host side of the fairness harness: boot the test kernel once, run the
+chosen experiment cases against the peers in the guest (tests/guest/
+bench.py), then write the report.
+
+CLI: python3 -m harness.bench --kernel BZIMAGE --out DIR [--report DIR]
+        [--exp E]... [--profile P]... [--peer P]... [--runs N]
+        [--runtime S] [--scale F] [--quick] [--seed-style]
+"""
+import argparse
+import sys
+
+from harness import experiments, report, vm
+
+# Seconds a case costs beyond its runtime under TCG: fio start-up, group
+# setup, log parsing (measured: 2-3 s at 75 processes).
+OVERHEAD_S = 10
+# Backing store for the scsi_debug disk that carries the partitioned
+# profile (null_blk disks cannot be partitioned).
+SCSI_DEBUG_ARGS = ['scsi_debug.dev_size_mb=192']
+
+
+def plan(args):
+    cases = experiments.load_all(args.exp or None, args.scale, args.quick)
+    profiles = experiments.load_toml('profiles.toml')
+    peers = args.peer or list(experiments.load_toml('peers.toml'))
+    runs = 0
+    need_scsi = False
+    for c in cases:
+        for p in c.profiles:
+            if args.profile and p not in args.profile:
+                continue
+            runs += len(peers) * args.runs
+            need_scsi |= profiles[p]['kind'] == 'scsi_debug'
+    return cases, runs, need_scsi
+
+
+def guest_command(args):
+    cmd = ['python3', 'tests/guest/bench.py', '--out', '/tmp/results/bench',
+           '--runs', str(args.runs), '--runtime', str(args.runtime),
+           '--scale', str(args.scale)]
+    for flag, values in (('--exp', args.exp), ('--profile', args.profile),
+                         ('--peer', args.peer)):
+        for v in values:
+            cmd += [flag, v]
+    if args.quick:
+        cmd.append('--quick')
+    return ' '.join(cmd)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--kernel', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--report')
+    ap.add_argument('--exp', action='append', default=[])
+    ap.add_argument('--profile', action='append', default=[])
+    ap.add_argument('--peer', action='append', default=[])
+    ap.add_argument('--runs', type=int, default=1)
+    ap.add_argument('--runtime', type=int, default=20)
+    ap.add_argument('--scale', type=float, default=1.0)
+    ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--seed-style', action='store_true')
+    args = ap.parse_args(argv)
+
+    _, nruns, need_scsi = plan(args)
+    if not nruns:
+        print('bench: nothing to run', file=sys.stderr)
+        return 1
+    timeout = 120 + nruns * (args.runtime + OVERHEAD_S) * 2
+    print(f'bench: {nruns} measurements of {args.runtime}s '
+          f'(VM timeout {timeout}s)', file=sys.stderr)
+    res = vm.run(args.kernel, guest_command(args), args.out,
+                 timeout=timeout, mem='3G',
+                 append=SCSI_DEBUG_ARGS if need_scsi else ())
+    if not res.ok:
+        with open(f'{args.out}/job.log', errors='replace') as f:
+            sys.stderr.write(f.read()[-3000:])
+        return 1
+    rows, md = report.write_report(f'{args.out}/bench', args.report or
+                                   args.out)
+    if args.seed_style:
+        print(report.seed_style(rows))
+    print(md)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Experiment definitions: load tests/experiments/*.toml into cases.
+
+One file per experiment.  Top-level keys: title, profiles, groups (the
+cfq.ioprio of each group), partitions (one partition per group instead of
+one region of a shared disk), [[cases]].  A case has a name, optional
+groups override, and its tasks either as `each` (the same task list in
+every group) or `tasks` (one list per group).  A task is
+{n, rw, bs="4k", class, level, direct=true}: n fio processes.
+`by` is "group" (default: shares of the groups, target from weights 8 - p)
+or "task" (shares of the task entries, target from CFQ's slice ratio).
+`quick = true` puts the case in the CI set.
+"""
+import glob
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+from harness import shares
+
+EXP_DIR = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'experiments')
+
+TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True}
+RW = {'read', 'write', 'randread', 'randwrite', 'rw', 'randrw'}
+CLASSES = {'rt', 'be', 'idle'}
+
+
+@dataclass
+class Task:
+    n: int
+    rw: str
+    bs: str = '4k'
+    ioclass: str = None
+    level: int = None
+    direct: bool = True
+
+    def label(self):
+        prio = ''
+        if self.ioclass:
+            prio = f' {self.ioclass}{"" if self.level is None else self.level}'
+        return f'{self.n}x{self.rw}{prio}'
+
+
+@dataclass
+class Group:
+    name: str
+    ioprio: int
+    tasks: list = field(default_factory=list)
+
+
+@dataclass
+class Case:
+    exp: str
+    name: str
+    title: str
+    profiles: list
+    groups: list
+    by: str = 'group'
+    partitions: bool = False
+    quick: bool = False
+    target: list = None
+
+    @property
+    def key(self):
+        return f'{self.exp}/{self.name}'
+
+    def units(self):
+        """(label, group index, task index or None) per share unit."""
+        if self.by == 'group':
+            return [(f'{g.name} p{g.ioprio}', i, None)
+                    for i, g in enumerate(self.groups)]
+        return [(f'{g.name}/{t.label()}', i, j)
+                for i, g in enumerate(self.groups)
+                for j, t in enumerate(g.tasks)]
+
+    def nprocs(self):
+        return sum(t.n for g in self.groups for t in g.tasks)
+
+
+def _task(spec, scale):
+    bad = set(spec) - {'n', 'rw'} - set(TASK_DEFAULTS)
+    if bad:
+        raise ValueError(f'unknown task keys {sorted(bad)}')
+    t = dict(TASK_DEFAULTS, **spec)
+    if t['rw'] not in RW:
+        raise ValueError(f'bad rw {t["rw"]!r}')
+    if t['class'] is not None and t['class'] not in CLASSES:
+        raise ValueError(f'bad class {t["class"]!r}')
+    n = max(1, round(int(t['n']) * scale))
+    return Task(n, t['rw'], t['bs'], t['class'], t['level'], t['direct'])
+
+
+def default_target(case):
+    """Target shares in percent for a case without an explicit one."""
+    if case.by == 'group':
+        return shares.percentages(
+            [shares.group_weight(g.ioprio) for g in case.groups])
+    weights = []
+    for g in case.groups:
+        for t in g.tasks:
+            if t.ioclass not in (None, 'be'):
+                raise ValueError(f'{case.key}: by=task needs be tasks '
+                                 'or an explicit target')
+            level = 4 if t.level is None else t.level
+            weights.append(shares.be_slice_ms(level) * t.n)
+    return shares.percentages(weights)
+
+
+def load_file(path, scale=1.0):
+    with open(path, 'rb') as f:
+        doc = tomllib.load(f)
+    exp = os.path.splitext(os.path.basename(path))[0]
+    cases = []
+    for c in doc['cases']:
+        prios = c.get('groups', doc.get('groups'))
+        if 'each' in c:
+            per_group = [c['each']] * len(prios)
+        else:
+            per_group = c['tasks']
+        if len(per_group) != len(prios):
+            raise ValueError(f'{exp}/{c["name"]}: {len(prios)} groups but '
+                             f'{len(per_group)} task lists')
+        groups = [Group(f'g{i + 1}', p, [_task(t, scale) for t in ts])
+                  for i, (p, ts) in enumerate(zip(prios, per_group))]
+        case = Case(exp=exp, name=c['name'], title=doc['title'],
+                    profiles=list(c.get('profiles', doc['profiles'])),
+                    groups=groups, by=c.get('by', 'group'),
+                    partitions=doc.get('partitions', False),
+                    quick=c.get('quick', False), target=c.get('target'))
+        if case.by not in ('group', 'task'):
+            raise ValueError(f'{case.key}: by must be group or task')
+        if case.target is None:
+            case.target = default_target(case)
+        if len(case.target) != len(case.units()):
+            raise ValueError(f'{case.key}: target has {len(case.target)} '
+                             f'values for {len(case.units())} units')
+        cases.append(case)
+    return cases
+
+
+def load_all(names=None, scale=1.0, quick=False):
+    """Cases of the named experiments (all when None), in file order.
+    An experiment name matches its file name with or without the
+    number prefix ("1-rfc-test1" or "rfc-test1")."""
+    cases = []
+    for path in sorted(glob.glob(os.path.join(EXP_DIR, '[0-9]*.toml'))):
+        exp = os.path.splitext(os.path.basename(path))[0]
+        if names and exp not in names and exp.split('-', 1)[1] not in names:
+            continue
+        cases += [c for c in load_file(path, scale) if c.quick or not quick]
+    return cases
+
+
+def load_toml(name):
+    with open(os.path.join(EXP_DIR, name), 'rb') as f:
+        return tomllib.load(f)

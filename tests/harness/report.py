@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a bench results directory (run.json files) into a report.
+
+For every (experiment case, device profile, peer): mean share per unit
+over the runs, the target, the error in points (mean of the runs and the
+worst run), total I/Os per second relative to `none` in the same boot and
+run, and p99 completion latency per unit.  Writes report.md, report.png
+and summary.json; prints the Markdown.
+
+CLI: python3 -m harness.report RESULTS_DIR [--seed-style]
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+from collections import defaultdict
+
+from harness import experiments, shares
+
+
+def _rank(names):
+    return {name: i for i, name in enumerate(names)}
+
+
+def load_runs(root):
+    """All run.json under root, ordered by experiment, case (file order),
+    profile and peer (the order of profiles.toml and peers.toml), run."""
+    runs = []
+    for path in glob.glob(os.path.join(root, '**', 'run.json'),
+                          recursive=True):
+        with open(path) as f:
+            runs.append(json.load(f))
+    cases = _rank(c.key for c in experiments.load_all())
+    profiles = _rank(experiments.load_toml('profiles.toml'))
+    peers = _rank(experiments.load_toml('peers.toml'))
+    runs.sort(key=lambda r: (r['exp'],
+                             cases.get(f'{r["exp"]}/{r["case"]}', 0),
+                             profiles.get(r['profile'], 99),
+                             peers.get(r['peer'], 99), r['peer'], r['run']))
+    return runs
+
+
+def aggregate(runs):
+    """[row] with one row per (exp, case, profile, peer), in run order."""
+    by_key = defaultdict(list)
+    order = []
+    for r in runs:
+        key = (r['exp'], r['case'], r['profile'], r['peer'])
+        if key not in by_key:
+            order.append(key)
+        by_key[key].append(r)
+    none_iops = {(r['exp'], r['case'], r['profile'], r['run']): r['iops']
+                 for r in runs if r['peer'] == 'none'}
+    rows = []
+    for key in order:
+        rs = sorted(by_key[key], key=lambda r: r['run'])
+        target = rs[0]['target']
+        errs = [shares.error_points(r['shares'], target) for r in rs]
+        nunits = len(target)
+        mean_shares = [shares.mean(r['shares'][i] for r in rs)
+                       for i in range(nunits)]
+        rel = [r['iops'] / none_iops[(r['exp'], r['case'], r['profile'],
+                                      r['run'])]
+               for r in rs if none_iops.get((r['exp'], r['case'],
+                                             r['profile'], r['run']))]
+        p99 = []
+        for i in range(nunits):
+            vals = [r['units'][i]['p99_ms'] for r in rs
+                    if r['units'][i]['p99_ms'] is not None]
+            p99.append(shares.mean(vals) if vals else None)
+        rows.append({
+            'exp': key[0], 'case': key[1], 'profile': key[2],
+            'peer': key[3], 'title': rs[0]['title'], 'by': rs[0]['by'],
+            'labels': [u['label'] for u in rs[0]['units']],
+            'runs': len(rs), 'target': target, 'shares': mean_shares,
+            'run_shares': [r['shares'] for r in rs],
+            'err_mean': shares.mean(errs), 'err_worst': max(errs),
+            'iops': shares.mean(r['iops'] for r in rs),
+            'iops_vs_none': shares.mean(rel) if rel else None,
+            'p99_ms': p99,
+            'ios': [shares.mean(r['units'][i]['ios'] for r in rs)
+                    for i in range(nunits)],
+            'window_s': shares.mean(r['window_s'] for r in rs),
+            'nprocs': rs[0]['nprocs'], 'scale': rs[0].get('scale', 1.0),
+        })
+    return rows
+
+
+def _fmt_shares(vals):
+    return '/'.join(f'{v:.1f}' for v in vals)
+
+
+def _fmt_p99(vals):
+    return '/'.join('-' if v is None else f'{v:.0f}' for v in vals)
+
+
+def markdown(rows):
+    out = []
+    cur = None
+    for row in rows:
+        head = (row['exp'], row['case'], row['profile'])
+        if head != cur:
+            cur = head
+            out += ['', f'### {row["exp"]} / {row["case"]} on '
+                    f'`{row["profile"]}`', '',
+                    f'{row["title"]}. Units: {", ".join(row["labels"])}; '
+                    f'{row["nprocs"]} fio processes'
+                    + (f' (seed counts x{row["scale"]:g})'
+                       if row['scale'] != 1.0 else '')
+                    + f'; {row["runs"]} run(s), '
+                    f'{row["window_s"]:.0f} s common window each.', '',
+                    '| peer | shares % | target % | error pts (mean / worst)'
+                    ' | IOPS | vs none | p99 ms |',
+                    '|---|---|---|---|---|---|---|']
+        vs = ('-' if row['iops_vs_none'] is None
+              else f'{100 * row["iops_vs_none"]:.0f} %')
+        out.append(f'| {row["peer"]} | {_fmt_shares(row["shares"])} | '
+                   f'{_fmt_shares(row["target"])} | '
+                   f'{row["err_mean"]:.1f} / {row["err_worst"]:.1f} | '
+                   f'{row["iops"]:.0f} | {vs} | {_fmt_p99(row["p99_ms"])} |')
+    return '\n'.join(out).lstrip('\n') + '\n'
+
+
+def overview(rows):
+    """One line per (case, profile): mean error per peer, side by side."""
+    peers = []
+    for r in rows:
+        if r['peer'] not in peers:
+            peers.append(r['peer'])
+    table = defaultdict(dict)
+    order = []
+    for r in rows:
+        key = (r['exp'], r['case'], r['profile'])
+        if key not in table:
+            order.append(key)
+        table[key][r['peer']] = r
+    out = ['| case | device | target % | ' + ' | '.join(peers) + ' |',
+           '|---|---|---|' + '---|' * len(peers)]
+    for key in order:
+        cells = []
+        for p in peers:
+            r = table[key].get(p)
+            cells.append('-' if r is None else
+                         f'{_fmt_shares(r["shares"])} '
+                         f'({r["err_mean"]:.1f} pts)')
+        tgt = _fmt_shares(next(iter(table[key].values()))['target'])
+        out.append(f'| {key[0]}/{key[1]} | {key[2]} | {tgt} | '
+                   + ' | '.join(cells) + ' |')
+    return '\n'.join(out) + '\n'
+
+
+def seed_style(rows):
+    """The RFC's table layout: I/O counts and percentages per group."""
+    out = []
+    for r in rows:
+        cells = '\t'.join(f'{ios:.0f} ({s:.2f}%)'
+                          for ios, s in zip(r['ios'], r['shares']))
+        out.append(f'{r["peer"]:<12} {r["case"]:<24} {cells}\t'
+                   f'{sum(r["ios"]):.0f}')
+    return '\n'.join(out) + '\n'
+
+
+def chart(rows, path):
+    """Bar chart: one panel per (case, profile), one bar group per peer,
+    target shares as black ticks."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    panels = []
+    for r in rows:
+        key = (r['exp'], r['case'], r['profile'])
+        if not panels or panels[-1][0] != key:
+            panels.append((key, []))
+        panels[-1][1].append(r)
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.2 * nrows),
+                             squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.axis('off')
+    for ax, (key, prs) in zip(axes.flat, panels):
+        nunits = len(prs[0]['target'])
+        width = 0.8 / nunits
+        for pi, r in enumerate(prs):
+            for u in range(nunits):
+                x = pi + (u - (nunits - 1) / 2) * width
+                ax.bar(x, r['shares'][u], width * 0.95,
+                       color=f'C{u}', label=r['labels'][u] if pi == 0
+                       else None)
+                ax.plot([x - width / 2, x + width / 2],
+                        [r['target'][u]] * 2, color='black', lw=1.5)
+        ax.set_xticks(range(len(prs)))
+        ax.set_xticklabels([r['peer'] for r in prs], fontsize=8)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel('share %')
+        ax.set_title(f'{key[0]}/{key[1]} ({key[2]})', fontsize=9)
+        ax.legend(fontsize=6, loc='upper right')
+    fig.suptitle('Share of completed I/Os per unit vs target (black ticks)')
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def write_report(root, outdir=None, png=True):
+    outdir = outdir or root
+    rows = aggregate(load_runs(root))
+    if not rows:
+        raise SystemExit(f'no run.json under {root}')
+    md = ('## Overview: mean shares (mean error in points)\n\n'
+          + overview(rows) + '\n## Details\n\n' + markdown(rows))
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, 'report.md'), 'w') as f:
+        f.write(md)
+    with open(os.path.join(outdir, 'summary.json'), 'w') as f:
+        json.dump(rows, f, indent=1)
+    if png:
+        chart(rows, os.path.join(outdir, 'report.png'))
+    return rows, md
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('results')
+    ap.add_argument('--out')
+    ap.add_argument('--seed-style', action='store_true')
+    ap.add_argument('--no-png', action='store_true')
+    args = ap.parse_args(argv)
+    rows, md = write_report(args.results, args.out, not args.no_png)
+    if args.seed_style:
+        print(seed_style(rows))
+    print(md)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The fairness arithmetic: weights, targets, shares, errors.
+
+These mirror the rules of DESIGN.md section 3, so a report can state a
+target for every row without trusting the scheduler under test.
+"""
+
+# cfq.ioprio p (0 highest .. 7 lowest) -> group weight 8 - p.
+IOPRIO_LEVELS = 8
+
+# Conventional CFQ, best-effort class: slice = base + base/5 * (4 - level),
+# sync base 100 ms.  Backlogged tasks of one group share in slice ratio.
+SLICE_SYNC_MS = 100
+SLICE_SCALE = 5
+
+
+def group_weight(ioprio):
+    if not 0 <= ioprio < IOPRIO_LEVELS:
+        raise ValueError(f'ioprio {ioprio} out of 0..7')
+    return IOPRIO_LEVELS - ioprio
+
+
+def bfq_weight(ioprio):
+    """io.bfq.weight the peers get for a cfq.ioprio: 100 x (8 - p)."""
+    return 100 * group_weight(ioprio)
+
+
+def be_slice_ms(level, base=SLICE_SYNC_MS):
+    """CFQ's best-effort slice length for a task priority level."""
+    if not 0 <= level < IOPRIO_LEVELS:
+        raise ValueError(f'level {level} out of 0..7')
+    return base + base // SLICE_SCALE * (4 - level)
+
+
+def percentages(values):
+    """Each value as a percentage of their sum (zeros if the sum is 0)."""
+    total = float(sum(values))
+    if total <= 0:
+        return [0.0 for _ in values]
+    return [100.0 * v / total for v in values]
+
+
+def error_points(shares, targets):
+    """Largest absolute difference, in percentage points."""
+    if len(shares) != len(targets):
+        raise ValueError('shares and targets differ in length')
+    return max(abs(s - t) for s, t in zip(shares, targets))
+
+
+def mean(values):
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0

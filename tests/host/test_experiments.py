@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+import pytest
+
+from harness import experiments
+
+
+def test_all_six_seed_experiments_load():
+    cases = experiments.load_all()
+    exps = sorted({c.exp for c in cases})
+    assert exps == ['1-rfc-test1', '2-rfc-test2', '3-procs', '4-dd',
+                    '5-partitions', '6-dm-ioband']
+    profiles = experiments.load_toml('profiles.toml')
+    for c in cases:
+        assert c.profiles and all(p in profiles for p in c.profiles)
+        assert abs(sum(c.target) - 100) < 1e-6
+
+
+def test_targets():
+    by_key = {c.key: c for c in experiments.load_all()}
+    rnd = lambda xs: [round(x, 1) for x in xs]  # noqa: E731
+    assert rnd(by_key['1-rfc-test1/read'].target) == [61.5, 30.8, 7.7]
+    assert rnd(by_key['6-dm-ioband/50-100-200'].target) == [57.1, 28.6, 14.3]
+    assert rnd(by_key['4-dd/same-group-prio-0-vs-7'].target) == [81.8, 18.2]
+    assert rnd(by_key['4-dd/gprio-7-vs-0-task-0-vs-7'].target) == [11.1, 88.9]
+    assert by_key['6-dm-ioband/50-100-200'].nprocs() == 350
+
+
+def test_scale_keeps_proportions():
+    full = {c.key: c for c in experiments.load_all(['dm-ioband'])}
+    half = {c.key: c for c in experiments.load_all(['dm-ioband'], 0.2)}
+    k = '6-dm-ioband/50-100-200'
+    assert [g.tasks[0].n for g in half[k].groups] == [10, 20, 40]
+    assert full[k].target == half[k].target
+
+
+def test_quick_set():
+    quick = experiments.load_all(quick=True)
+    assert quick and all(c.quick for c in quick)
+    assert {c.exp for c in quick} == {'1-rfc-test1', '4-dd'}
+
+
+def test_bad_definitions_are_rejected(tmp_path):
+    bad = tmp_path / '9-bad.toml'
+    bad.write_text('title = "x"\nprofiles = ["d1-rot"]\ngroups = [0, 4]\n'
+                   '[[cases]]\nname = "c"\neach = [{ n = 1, rw = "sideways" }]\n')
+    with pytest.raises(ValueError, match='bad rw'):
+        experiments.load_file(str(bad))
+    bad.write_text('title = "x"\nprofiles = ["d1-rot"]\ngroups = [0, 4]\n'
+                   '[[cases]]\nname = "c"\ntasks = [[{ n = 1, rw = "read" }]]\n')
+    with pytest.raises(ValueError, match='2 groups but 1 task lists'):
+        experiments.load_file(str(bad))

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+"""fio output parsing, on a report and a log fio produced here."""
+import os
+
+import pytest
+
+from harness import fio
+
+from conftest import FIXTURES
+
+
+def test_json_report_of_25_jobs(fixture):
+    rep = fio.parse_json(fixture('fio-bfq-25jobs.json'))
+    assert len(rep['jobs']) == 1            # group_reporting
+    job = rep['jobs'][0]
+    assert fio.job_ios(job)['read'] > 0
+    assert fio.job_ios(job)['write'] == 0
+    p99 = fio.job_p99_ms(job)
+    assert p99 is not None and p99 > 1.0    # 1 ms device, 75 tasks
+
+
+def test_json_after_warning_lines(fixture):
+    text = 'fio: some warning\n' + fixture('fio-bfq-25jobs.json')
+    assert fio.parse_json(text)['fio version'] == 'fio-3.33'
+
+
+def test_no_json_is_an_error():
+    with pytest.raises(ValueError):
+        fio.parse_json('fio: file not found\n')
+
+
+def test_per_io_log_and_window():
+    samples = fio.read_iops_log(os.path.join(FIXTURES,
+                                             'fio-per-io_iops.1.log'))
+    assert len(samples) == 50 and all(v == 1 for _, v, _ in samples)
+    first, last = samples[0][0], samples[-1][0]
+    assert fio.ios_in_window(samples, (first - 1, last)) == {0: 50, 1: 0}
+    # (t0, t1]: the sample at t0 itself is outside.
+    assert fio.ios_in_window(samples, (first, last))[0] == 49
+    assert fio.ios_in_window(samples, (last, last + 1000))[0] == 0
+
+
+def test_window_counts_directions():
+    samples = [(10, 1, 0), (20, 1, 1), (30, 1, 1), (40, 1, 0)]
+    assert fio.ios_in_window(samples, (0, 35)) == {0: 1, 1: 2}

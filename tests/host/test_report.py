@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+import json
+
+from harness import report
+
+
+def _run(peer, run, shares, iops, target=(61.5, 30.8, 7.7)):
+    return {'exp': '1-rfc-test1', 'case': 'read', 'profile': 'd1-rot',
+            'peer': peer, 'run': run, 'title': 't', 'by': 'group',
+            'target': list(target), 'shares': list(shares), 'iops': iops,
+            'window_s': 10.0, 'nprocs': 75, 'scale': 1.0,
+            'units': [{'label': f'g{i}', 'ios': s * 10, 'p99_ms': 5.0}
+                      for i, s in enumerate(shares)]}
+
+
+def test_aggregate_mean_worst_and_vs_none():
+    runs = [_run('none', 1, (33, 33, 34), 800),
+            _run('none', 2, (34, 33, 33), 780),
+            _run('bfq-ll0', 1, (60.5, 31.8, 7.7), 400),
+            _run('bfq-ll0', 2, (64.5, 28.8, 6.7), 390)]
+    rows = {r['peer']: r for r in report.aggregate(runs)}
+    bfq = rows['bfq-ll0']
+    assert bfq['runs'] == 2
+    assert bfq['shares'][0] == 62.5
+    assert abs(bfq['err_mean'] - 2.0) < 1e-9       # (1.0 + 3.0) / 2
+    assert bfq['err_worst'] == 3.0
+    assert abs(bfq['iops_vs_none'] - 0.5) < 1e-9   # each run vs its none
+    assert rows['none']['iops_vs_none'] == 1.0
+
+
+def test_report_files(tmp_path):
+    for i, (peer, sh) in enumerate((('none', (33, 33, 34)),
+                                    ('bfq-ll0', (60, 31, 9)))):
+        d = tmp_path / peer / 'r1'
+        d.mkdir(parents=True)
+        (d / 'run.json').write_text(json.dumps(_run(peer, 1, sh, 800)))
+    rows, md = report.write_report(str(tmp_path))
+    assert [r['peer'] for r in rows] == ['none', 'bfq-ll0']  # peers.toml order
+    assert '| bfq-ll0 | 60.0/31.0/9.0 | 61.5/30.8/7.7 | 1.5 / 1.5 |' in md
+    assert (tmp_path / 'report.png').stat().st_size > 1000
+    assert 'none' in report.seed_style(rows)
