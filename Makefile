@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# cfq-iosched: two-layer CFQ for Linux 6.12.  See README.md.
+#
+#   make demo    install what is missing, build, boot, run RFC Test 1
+#   make check   the tests (host unit tests, apply/build, VM tests)
+#   make bench   the full peer matrix; report into docs/results/
+
+PY := /usr/bin/python3
+CACHE ?= $(HOME)/.cache/cfq-iosched
+export CFQ_CACHE := $(CACHE)
+export PYTHONPATH := $(CURDIR)/tests
+export PYTHONDONTWRITEBYTECODE := 1
+
+# Seconds per measurement and repetitions for `make bench`.
+BENCH_RUNTIME ?= 12
+BENCH_RUNS ?= 1
+BENCH_ARGS ?=
+
+.PHONY: all deps tree apply kernel demo check unit bench
+
+all: check
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/get-tree.sh
+
+apply: deps
+	@scripts/apply.sh
+
+kernel: deps
+	@scripts/build.sh lean
+
+demo: deps
+	scripts/bench.sh $(CACHE)/results/demo --exp rfc-test1 \
+		--profile d1-rot --runtime 20 --seed-style \
+		--report $(CACHE)/results/demo
+	@echo "chart: $(CACHE)/results/demo/report.png"
+
+check: deps
+	$(PY) -m pytest -ra tests/host
+
+unit:
+	$(PY) -m pytest -ra -m 'not vm' tests/host
+
+bench: deps
+	scripts/bench.sh $(CACHE)/results/bench --runs $(BENCH_RUNS) \
+		--runtime $(BENCH_RUNTIME) --report docs/results $(BENCH_ARGS)

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Boot the lean test kernel: the guest tests (one boot for all), the
+run-failure rules, and a quick fairness run through the whole harness."""
+import json
+import os
+
+import pytest
+
+from harness import bench, report, splat, vm
+
+pytestmark = pytest.mark.vm
+
+# Guest tests (tests/guest/t/NAME.sh) run in one boot, in this order.
+GUEST_TESTS = ['env', 'fio-json']
+
+
+@pytest.fixture(scope='module')
+def guest_suite(lean_kernel, vm_results):
+    out = os.path.join(vm_results, 'guest')
+    tests = ' '.join(GUEST_TESTS)
+    res = vm.run(lean_kernel,
+                 f'tests/guest/run-tests.sh /tmp/results/t {tests}', out,
+                 expect=[f't/{t}.rc' for t in GUEST_TESTS], timeout=1200)
+    return res, os.path.join(out, 't')
+
+
+@pytest.mark.parametrize('name', GUEST_TESTS)
+def test_guest(guest_suite, name):
+    res, tdir = guest_suite
+    assert res.ok, f'guest suite run failed: {res.reasons}'
+    with open(os.path.join(tdir, f'{name}.log'), errors='replace') as f:
+        log = f.read()
+    with open(os.path.join(tdir, f'{name}.rc')) as f:
+        rc = int(f.read())
+    assert rc == 0, f'{name} failed:\n{log[-3000:]}'
+    with open(os.path.join(tdir, f'{name}.dmesg'), errors='replace') as f:
+        assert splat.find_splats(f.read()) == []
+
+
+def test_guest_warning_fails_the_run(lean_kernel, vm_results):
+    res = vm.run(lean_kernel,
+                 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT',
+                 os.path.join(vm_results, 'lkdtm-warning'), timeout=300)
+    assert not res.ok
+    assert res.exit_code == 0           # the job itself succeeded ...
+    assert res.splats[0][0] == 'warning'  # ... the WARN fails the run
+
+
+def test_missing_result_fails_the_run(lean_kernel, vm_results):
+    res = vm.run(lean_kernel, 'echo {} > /tmp/results/present.json',
+                 os.path.join(vm_results, 'missing'),
+                 expect=['present.json', 'absent.json'], timeout=300)
+    assert not res.ok
+    assert res.reasons == ['missing result file absent.json']
+
+
+def test_quick_bench_through_the_harness(lean_kernel, vm_results):
+    """The quick set against none and bfq: the harness itself must be
+    sound (none splits equal-weight groups evenly), and the report must
+    come out."""
+    out = os.path.join(vm_results, 'bench-quick')
+    rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
+                     '--profile', 'd1-rot', '--runtime', '8',
+                     '--peer', 'none', '--peer', 'bfq-ll0'])
+    assert rc == 0
+    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
+    keys = {(r['exp'], r['case'], r['peer']) for r in rows}
+    assert ('1-rfc-test1', 'read', 'none') in keys
+    assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'bfq-ll0') in keys
+    for r in rows:
+        assert r['iops'] > 20, f'{r["case"]}/{r["peer"]}: device idle?'
+        if r['peer'] == 'none' and r['exp'] == '1-rfc-test1':
+            # Three groups, none ignores them: thirds, within noise.
+            assert max(abs(s - 100 / 3) for s in r['shares']) < 5, r
+    assert os.path.getsize(os.path.join(out, 'report.png')) > 1000
+    with open(os.path.join(out, 'summary.json')) as f:
+        assert len(json.load(f)) == len(rows)
