@@ -20,6 +20,13 @@ stamp=$state/series.sha
 want=$(cat "$REPO/series" $(sed -e 's/#.*//' -e '/^\s*$/d' \
 	-e "s|^|$REPO/patches/|" "$REPO/series") </dev/null | sha256sum)
 
+# quilt prefers the series recorded in .pc over QUILT_SERIES: drop stale
+# metadata with nothing applied, refuse a tree patched by another series.
+if [ -d .pc ] && [ ! -s .pc/applied-patches ]; then
+	rm -rf .pc
+elif [ -d .pc ] && [ "$(cat .pc/.quilt_series)" != "$QUILT_SERIES" ]; then
+	die "$tree has patches of another series ($(cat .pc/.quilt_series)) applied"
+fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	if [ -d .pc ] && quilt applied >/dev/null 2>&1; then
 		note "unapplying the previous series"
@@ -40,11 +47,12 @@ fi
 # incremental); drop files an earlier version of the set added.
 manifest=$state/new-files
 touch "$manifest"
-new_files >"$manifest.new"
-while read -r f; do
-	mkdir -p "$(dirname "$f")"
-	cmp -s "$REPO/$f" "$f" || cp "$REPO/$f" "$f"
-done <"$manifest.new"
+new_files >"$state/pairs"
+while read -r src dst; do
+	mkdir -p "$(dirname "$dst")"
+	cmp -s "$REPO/$src" "$dst" || cp "$REPO/$src" "$dst"
+	echo "$dst"
+done <"$state/pairs" | LC_ALL=C sort >"$manifest.new"
 comm -23 <(LC_ALL=C sort "$manifest") "$manifest.new" | while read -r f; do
 	note "removing $f (no longer in the set)"
 	rm -f "$f"

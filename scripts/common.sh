@@ -25,12 +25,21 @@ note() {
 	echo "==> $*" >&2
 }
 
-# The new files this project adds to the tree, relative to the tree root.
+# The new files this project adds to the tree: "SOURCE DEST" per line,
+# SOURCE relative to the repo, DEST to the tree root.  block/ and include/
+# map to themselves; the KUnit suites in tests/kunit/ go to block/, where
+# the scheduler's files include them.
 new_files() {
-	local d dirs=()
+	local d
 	for d in block include; do
-		[ -d "$REPO/$d" ] && dirs+=("$d")
+		[ -d "$REPO/$d" ] || continue
+		(cd "$REPO" && find "$d" -type f) | while read -r f; do
+			echo "$f $f"
+		done
 	done
-	[ ${#dirs[@]} -gt 0 ] || return 0
-	(cd "$REPO" && find "${dirs[@]}" -type f | LC_ALL=C sort)
+	if [ -d "$REPO/tests/kunit" ]; then
+		(cd "$REPO" && find tests/kunit -name '*.c') | while read -r f; do
+			echo "$f block/${f##*/}"
+		done
+	fi | LC_ALL=C sort
 }

@@ -1,0 +1,1035 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two-layer CFQ I/O scheduler for blk-mq.
+ *
+ * The top layer (cfq meta-data, cfq-group.c) orders the busy groups of a
+ * device by virtual disk time and serves one group at a time for a turn of
+ * group_slice * weight / 8.  Inside a group, a cfq_data runs conventional
+ * CFQ over its queues: one sync queue per io_context, async queues per
+ * (class, level); RT before BE before IDLE; each queue is served for a
+ * time slice scaled by its level, in round-robin order; the device is kept
+ * idle for slice_idle after a sequential sync queue empties, so that its
+ * next request keeps the slice; requests leave a queue in sector order
+ * unless the oldest has passed its FIFO deadline.
+ *
+ * Queue slices run on the group's clock: the nanoseconds the group has been
+ * served.  A queue whose group loses the device keeps the rest of its slice
+ * for the group's next turn, so task shares inside a group do not depend on
+ * how the group's turns are cut.
+ *
+ * Service is charged to a group when each of its requests completes: in
+ * time mode the device time since the previous completion (or since the
+ * request was dispatched, if the device was idle), in IOPS mode a fixed
+ * cost per request.  See the service_mode tunable.
+ *
+ * Locking and lifetimes: include/linux/cfq-iosched.h.
+ */
+#include <linux/compiler.h>
+#include <linux/module.h>
+#include <linux/sbitmap.h>
+#include <linux/slab.h>
+
+#include "blk.h"
+#include "blk-mq.h"
+#include "blk-mq-debugfs.h"
+#include "blk-mq-sched.h"
+#include "cfq.h"
+
+/*
+ * A tunable: default, accepted range, and unit.  Times are in
+ * milliseconds in sysfs and converted to nanoseconds where used.
+ */
+struct cfq_tunable_def {
+	const char	*name;
+	u32		def;
+	u32		min;
+	u32		max;
+	bool		ms;
+};
+
+struct kmem_cache *cfq_pool;
+
+static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
+	/* Requests a queue may have in the driver at once. */
+	[CFQ_QUANTUM]		= { "quantum",		 8,	1, 256 },
+	/* A request older than this is served before sector order. */
+	[CFQ_FIFO_EXPIRE_SYNC]	= { "fifo_expire_sync",	 125,	1, 60000, true },
+	[CFQ_FIFO_EXPIRE_ASYNC]	= { "fifo_expire_async", 250,	1, 60000, true },
+	/* Backward seeks up to this many KiB are taken, at a cost ... */
+	[CFQ_BACK_SEEK_MAX]	= { "back_seek_max",	 16384,	0, 1 << 20 },
+	/* ... of this many times the forward distance. */
+	[CFQ_BACK_SEEK_PENALTY]	= { "back_seek_penalty", 2,	1, 1000 },
+	/* Slice of a best-effort level-4 queue; other levels scale from it. */
+	[CFQ_SLICE_SYNC]	= { "slice_sync",	 100,	1, 10000, true },
+	[CFQ_SLICE_ASYNC]	= { "slice_async",	 40,	1, 10000, true },
+	/* Async requests per slice, times 2 * (8 - level). */
+	[CFQ_SLICE_ASYNC_RQ]	= { "slice_async_rq",	 2,	1, 1024 },
+	/* Wait for a sequential sync queue's next request; 0 disables. */
+	[CFQ_SLICE_IDLE]	= { "slice_idle",	 8,	0, 1000, true },
+	/* Wait for a sync group's next request before switching groups. */
+	[CFQ_GROUP_IDLE]	= { "group_idle",	 8,	0, 1000, true },
+	/* Shrink slices so that a round of busy queues fits target_latency. */
+	[CFQ_LOW_LATENCY]	= { "low_latency",	 1,	0, 1 },
+	[CFQ_TARGET_LATENCY]	= { "target_latency",	 300,	1, 10000, true },
+	/* Turn of a weight-8 group; a group of weight w gets w/8 of it. */
+	[CFQ_GROUP_SLICE]	= { "group_slice",	 100,	1, 10000, true },
+	/* 0: auto (time if rotational, else I/O count), 1: time, 2: I/Os. */
+	[CFQ_SERVICE_MODE]	= { "service_mode",	 0,	0, 2 },
+};
+
+static bool cfq_iops_mode(struct cfq_meta_data *cmd)
+{
+	switch (cmd->tun[CFQ_SERVICE_MODE]) {
+	case CFQ_SERVICE_TIME:
+		return false;
+	case CFQ_SERVICE_IOPS:
+		return true;
+	default:
+		return blk_queue_nonrot(cmd->queue);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Dispatch
+ */
+
+/* Account a request leaving the scheduler for the driver. */
+static void cfq_account_dispatch(struct cfq_meta_data *cmd,
+				 struct request *rq, u64 now)
+{
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	struct cfq_data *cfqd = cfqq->cfqd;
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfqq->dispatched++;
+	cfqd->in_driver++;
+	cmd->in_driver++;
+	if (rq_is_sync(rq)) {
+		cfqd->sync_in_driver++;
+		cmd->sync_in_driver++;
+	}
+	if (cfqq->ioclass == CFQ_CLASS_IDLE) {
+		cfq_rq_set_state(rq, CFQ_RQ_IN_DRIVER | CFQ_RQ_IDLE_CLASS);
+	} else {
+		cfq_rq_set_state(rq, CFQ_RQ_IN_DRIVER);
+		cmd->nonidle_in_driver++;
+		cmd->last_nonidle = now;
+	}
+	cmd->last_position = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	rq->fifo_time = now;	/* from here on: when it was dispatched */
+}
+
+/* Undo cfq_account_dispatch() for a request that completed or came back. */
+static void cfq_account_done(struct cfq_meta_data *cmd, struct request *rq)
+{
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	struct cfq_data *cfqd = cfqq->cfqd;
+	unsigned long state = cfq_rq_state(rq);
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfq_rq_set_state(rq, 0);
+	if (WARN_ON_ONCE(!cfqq->dispatched || !cfqd->in_driver ||
+			 !cmd->in_driver))
+		return;
+	cfqq->dispatched--;
+	cfqd->in_driver--;
+	cmd->in_driver--;
+	if (rq_is_sync(rq)) {
+		cfqd->sync_in_driver--;
+		cmd->sync_in_driver--;
+	}
+	if (!(state & CFQ_RQ_IDLE_CLASS))
+		cmd->nonidle_in_driver--;
+}
+
+/*
+ * Decide to wait.  Only legal when something will kick the queue: a
+ * request in the driver (its completion) or an armed idle timer.
+ */
+static bool cfq_wait(struct cfq_meta_data *cmd)
+{
+	if (WARN_ON_ONCE(!cmd->in_driver && cmd->idling == CFQ_IDLE_NONE))
+		return false;
+	WRITE_ONCE(cmd->waiting, true);
+	return true;
+}
+
+/*
+ * The dispatch decision.  Serve the at-head list first; then the active
+ * group's chosen queue until the group's turn is over, it runs dry (after
+ * group idling), or it must wait.  Bounded: each pass either returns or
+ * ends a turn, and a turn once ended is not picked again in the same call
+ * unless it is still first in line.
+ */
+static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
+{
+	struct cfq_data *cfqd;
+	struct request *rq;
+	int pass;
+
+	lockdep_assert_held(&cmd->lock);
+
+	rq = list_first_entry_or_null(&cmd->dispatch, struct request,
+				      queuelist);
+	if (rq) {
+		list_del_init(&rq->queuelist);
+		WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
+		goto out;
+	}
+
+	for (pass = 0; pass < 8; pass++) {
+		cfqd = cmd->active;
+		if (cfqd && cfq_turn_over(cmd, cfqd, now)) {
+			cfq_group_expire(cmd, now);
+			cfqd = NULL;
+		}
+		if (!cfqd) {
+			cfqd = cfq_group_pick(cmd, now);
+			if (!cfqd)
+				break;
+			cfq_group_activate(cmd, cfqd, now);
+		}
+
+		switch (cfq_select_queue(cmd, cfqd, now,
+					 cfq_group_clock(cmd, cfqd, now))) {
+		case CFQ_SERVE:
+			rq = cfq_dispatch_from(cmd, cfqd, now,
+					       cfq_group_clock(cmd, cfqd, now));
+			goto out;
+		case CFQ_WAIT:
+			if (cfq_wait(cmd))
+				return NULL;
+			break;
+		case CFQ_EMPTY:
+			/*
+			 * A sync group with requests in flight may send more
+			 * when they complete: wait for that (the completion
+			 * arms group idling), so it keeps its turn.
+			 */
+			if (!cfqd->nr_queued && cfq_group_should_idle(cmd, cfqd) &&
+			    (cfqd->sync_in_driver || cmd->idling == CFQ_IDLE_GROUP) &&
+			    cfq_wait(cmd))
+				return NULL;
+			break;
+		}
+		cfq_group_expire(cmd, now);
+	}
+
+	if (!cmd->nr_queued)
+		return NULL;
+	/*
+	 * Work is queued that may not run yet: IDLE-class work while the
+	 * device has not been idle long enough.  A completion or the timer
+	 * brings us back.
+	 */
+	if (!cmd->in_driver && cmd->idling == CFQ_IDLE_NONE)
+		cfq_idle_arm(cmd, CFQ_IDLE_CLASS_DELAY, now,
+			     max(CFQ_IDLE_DELAY_NS -
+				 min(now - cmd->last_nonidle, CFQ_IDLE_DELAY_NS),
+				 NSEC_PER_MSEC));
+	cfq_wait(cmd);
+	return NULL;
+out:
+	if (RQ_CFQQ(rq))
+		cfq_account_dispatch(cmd, rq, now);
+	rq->rq_flags |= RQF_STARTED;
+	return rq;
+}
+
+/*
+ * Called from blk_mq_run_hw_queue() -> __blk_mq_sched_dispatch_requests()
+ * in process context (the submitter or kblockd), IRQs enabled.
+ */
+static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	const u64 now = ktime_get_ns();
+	struct request *rq;
+
+	spin_lock_irq(&cmd->lock);
+	rq = cfq_dispatch(cmd, now);
+	spin_unlock_irq(&cmd->lock);
+	return rq;
+}
+
+/*
+ * Called from blk_mq_run_hw_queue() and blk_mq_hctx_has_pending() without
+ * the lock: a racy read, corrected by the next insert or kick.
+ */
+static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+
+	return READ_ONCE(cmd->nr_queued) && !READ_ONCE(cmd->waiting);
+}
+
+/* ---------------------------------------------------------------------
+ * Insertion
+ */
+
+/*
+ * The queue a request belongs to: its submitter's sync queue in the
+ * submitter's group, or the group's async queue for its class and level.
+ * Falls back to the root group's async BE queue when memory is short.
+ */
+static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
+				      struct request *rq, u64 now)
+{
+	struct cfq_io_cq *cic = rq->elv.icq ? icq_to_cic(rq->elv.icq) : NULL;
+	bool in_task = cic && cic->icq.ioc == current->io_context;
+	struct cfq_data *cfqd = cfq_group_lookup(cmd, RQ_CSS(rq), true);
+	struct cfq_queue *cfqq, **slot;
+	enum cfq_class ioclass;
+	unsigned int level;
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfq_rq_prio(req_get_ioprio(rq), in_task ? task_nice(current) : 0,
+		    &ioclass, &level);
+
+	if (rq_is_sync(rq) && cic) {
+		cfqq = cic->sync_cfqq;
+		if (cfqq && cfqq->cfqd != cfqd) {
+			/* The task moved to another group. */
+			cfq_log_cfqq(cmd, cfqq, "owner moved to [%s]",
+				     cfqd->name);
+			cic->sync_cfqq = NULL;
+			cfqq->cic = NULL;
+			cfq_queue_put(cmd, cfqq);
+			cfqq = NULL;
+		}
+		if (!cfqq) {
+			cfqq = cfq_queue_alloc(cmd, cfqd, true, ioclass, level,
+					       in_task ? current->pid : 0);
+			if (!cfqq)
+				goto fallback;
+			cic->sync_cfqq = cfqq;
+			cfqq->cic = cic;
+		}
+		cfq_queue_set_prio(cmd, cfqq, ioclass, level, now);
+		cfq_queue_get(cfqq);
+		return cfqq;
+	}
+
+	slot = cfq_async_slot(cfqd, ioclass, level);
+	if (!*slot) {
+		*slot = cfq_queue_alloc(cmd, cfqd, false, ioclass, level, 0);
+		if (!*slot)
+			goto fallback;
+	}
+	cfq_queue_get(*slot);
+	return *slot;
+
+fallback:
+	slot = cfq_async_slot(&cmd->root, CFQ_CLASS_BE,
+			      CFQ_GROUP_IOPRIO_DEFAULT);
+	if (!*slot)
+		*slot = cfq_queue_alloc(cmd, &cmd->root, false, CFQ_CLASS_BE,
+					CFQ_GROUP_IOPRIO_DEFAULT, 0);
+	if (WARN_ON_ONCE(!*slot))
+		return NULL;
+	cfq_queue_get(*slot);
+	return *slot;
+}
+
+/* A new request may end an idle wait: stop idling if it is for us. */
+static void cfq_insert_wakes(struct cfq_meta_data *cmd,
+			     struct cfq_queue *cfqq)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+
+	switch (cmd->idling) {
+	case CFQ_IDLE_QUEUE:
+		if (cmd->active == cfqd &&
+		    (cfqd->active_queue == cfqq || cfq_preempted(cfqd,
+						cfqd->active_queue)))
+			cfq_idle_cancel(cmd);
+		break;
+	case CFQ_IDLE_GROUP:
+		if (cmd->active == cfqd)
+			cfq_idle_cancel(cmd);
+		break;
+	case CFQ_IDLE_CLASS_DELAY:
+		if (cfqq->ioclass != CFQ_CLASS_IDLE)
+			cfq_idle_cancel(cmd);
+		break;
+	default:
+		break;
+	}
+}
+
+static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
+			       blk_insert_t flags, u64 now)
+{
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cfqq) {
+		cfqq = cfq_rq_queue(cmd, rq, now);
+		if (!cfqq) {
+			/* Cannot happen: the root async queue exists. */
+			list_add_tail(&rq->queuelist, &cmd->dispatch);
+			WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
+			return;
+		}
+		cfq_cgroup_put(RQ_CSS(rq));	/* the group holds its own */
+		rq->elv.priv[0] = cfqq;
+		cfq_rq_set_state(rq, 0);
+	}
+
+	if (flags & BLK_MQ_INSERT_AT_HEAD) {
+		list_add(&rq->queuelist, &cmd->dispatch);
+		WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
+	} else {
+		cfq_add_rq(cmd, cfqq, rq, now);
+		cfq_insert_wakes(cmd, cfqq);
+	}
+}
+
+/*
+ * Called from blk_mq_insert_request() and blk_mq_insert_requests() in
+ * process context (the submitter's plug flush, or kblockd's requeue work).
+ */
+static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
+				struct list_head *list, blk_insert_t flags)
+{
+	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	const u64 now = ktime_get_ns();
+
+	spin_lock_irq(&cmd->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		cfq_insert_request(cmd, rq, flags, now);
+	}
+	WRITE_ONCE(cmd->waiting, false);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
+ * Called from blk_mq_rq_ctx_init() in the submitter's context, before the
+ * bio is attached.  Queue assignment waits for insertion (see BFQ's note
+ * on bfq_init_rq()): a prepared request can still be freed unseen.
+ */
+static void cfq_prepare_request(struct request *rq)
+{
+	rq->elv.icq = ioc_find_get_icq(rq->q);
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = cfq_cgroup_get_current();
+}
+
+/*
+ * Called from blk_mq_free_request() for every request prepared above, in
+ * any context (completion IRQ included).
+ */
+static void cfq_finish_request(struct request *rq)
+{
+	struct cfq_meta_data *cmd = rq->q->elevator->elevator_data;
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	unsigned long flags;
+
+	if (cfqq) {
+		spin_lock_irqsave(&cmd->lock, flags);
+		WARN_ON_ONCE(!list_empty(&rq->queuelist));
+		cfq_queue_put(cmd, cfqq);
+		spin_unlock_irqrestore(&cmd->lock, flags);
+		rq->elv.priv[0] = NULL;
+	} else {
+		cfq_cgroup_put(RQ_CSS(rq));	/* never inserted */
+	}
+	rq->elv.priv[1] = NULL;
+	if (rq->elv.icq) {
+		put_io_context(rq->elv.icq->ioc);
+		rq->elv.icq = NULL;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Completion
+ */
+
+/* Arm the idle timer if the active queue or group is worth waiting for. */
+static void cfq_completion_idle(struct cfq_meta_data *cmd,
+				struct cfq_queue *cfqq, u64 now)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+
+	if (cmd->active != cfqd || cmd->idling != CFQ_IDLE_NONE)
+		return;
+	if (cfqd->active_queue == cfqq && !cfqq->queued && !cfqq->dispatched &&
+	    cfq_should_idle(cmd, cfqq) &&
+	    cfq_group_clock(cmd, cfqd, now) +
+	    cfq_tun_ns(cmd, CFQ_SLICE_IDLE) < cfqq->slice_end) {
+		cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now,
+			     cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+		return;
+	}
+	if (!cfqd->nr_queued && !cfqd->in_driver &&
+	    test_bit(CFQQ_SYNC, &cfqq->flags) && cmd->tun[CFQ_GROUP_IDLE] &&
+	    cfq_others_waiting(cmd, cfqd))
+		cfq_idle_arm(cmd, CFQ_IDLE_GROUP, now,
+			     cfq_tun_ns(cmd, CFQ_GROUP_IDLE));
+}
+
+/*
+ * Called from blk_mq_end_request() -> blk_mq_sched_completed_request(),
+ * in any context (hard IRQ for timer-driven devices); @now is the
+ * completion time.
+ */
+static void cfq_completed_request(struct request *rq, u64 now)
+{
+	struct cfq_meta_data *cmd = rq->q->elevator->elevator_data;
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	struct cfq_data *cfqd;
+	unsigned long flags;
+	bool kick = false;
+	u64 service;
+
+	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
+	if (!cfqq || !(cfq_rq_state(rq) & CFQ_RQ_IN_DRIVER))
+		return;
+
+	spin_lock_irqsave(&cmd->lock, flags);
+	cfqd = cfqq->cfqd;
+	if (!(cfq_rq_state(rq) & CFQ_RQ_IDLE_CLASS))
+		cmd->last_nonidle = now;
+	cfq_account_done(cmd, rq);
+
+	if (cfq_iops_mode(cmd))
+		service = CFQ_IOPS_CHARGE_NS;
+	else
+		service = now - max(rq->fifo_time, cmd->last_completion);
+	cmd->last_completion = now;
+	cfq_gst_charge(cmd, cfqd, service, cfq_group_weight(cfqd));
+
+	cfqq->last_end = now;
+	cfq_completion_idle(cmd, cfqq, now);
+	if (cmd->waiting && cmd->nr_queued) {
+		WRITE_ONCE(cmd->waiting, false);
+		kick = true;
+	}
+	spin_unlock_irqrestore(&cmd->lock, flags);
+
+	if (kick)
+		blk_mq_run_hw_queues(cmd->queue, true);
+}
+
+/*
+ * Called from blk_mq_requeue_request() for a request we dispatched, in
+ * any context.  It leaves the driver: it is inserted again (keeping its
+ * queue), or sent to the driver directly (RQF_DONTPREP), in which case
+ * its completion finds it not in our accounts and is ignored.
+ */
+static void cfq_requeue_request(struct request *rq)
+{
+	struct cfq_meta_data *cmd = rq->q->elevator->elevator_data;
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	unsigned long flags;
+
+	if (!cfqq || !(cfq_rq_state(rq) & CFQ_RQ_IN_DRIVER))
+		return;
+	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_log_cfqq(cmd, cfqq, "requeue");
+	cfq_account_done(cmd, rq);
+	WRITE_ONCE(cmd->waiting, false);
+	spin_unlock_irqrestore(&cmd->lock, flags);
+}
+
+/* The idle timer: hard IRQ.  Never dispatches; ends the wait and kicks. */
+static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
+{
+	struct cfq_meta_data *cmd = container_of(timer, struct cfq_meta_data,
+						 idle_timer);
+	const u64 now = ktime_get_ns();
+	struct cfq_data *cfqd;
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&cmd->lock, flags);
+	if (cmd->idling == CFQ_IDLE_NONE || now < cmd->idle_deadline)
+		goto out;	/* cancelled or re-armed meanwhile */
+	cfq_log(cmd, "idle %d expired", cmd->idling);
+	cfqd = cmd->active;
+	switch (cmd->idling) {
+	case CFQ_IDLE_QUEUE:
+		cmd->idling = CFQ_IDLE_NONE;
+		if (cfqd) {
+			cfq_slice_expired(cmd, cfqd, now);
+			/* No second wait for the group's sake. */
+			if (!cfqd->nr_queued)
+				cfq_group_expire(cmd, now);
+		}
+		break;
+	case CFQ_IDLE_GROUP:
+		cmd->idling = CFQ_IDLE_NONE;
+		cfq_group_expire(cmd, now);
+		break;
+	default:
+		cmd->idling = CFQ_IDLE_NONE;
+		break;
+	}
+	WRITE_ONCE(cmd->waiting, false);
+	kick = cmd->nr_queued;
+out:
+	spin_unlock_irqrestore(&cmd->lock, flags);
+	if (kick)
+		blk_mq_run_hw_queues(cmd->queue, true);
+	return HRTIMER_NORESTART;
+}
+
+/* ---------------------------------------------------------------------
+ * Merging
+ */
+
+/*
+ * Called from blk_mq_submit_bio() -> blk_mq_sched_bio_merge() in the
+ * submitter's context.  A bio may only join requests of the queue its own
+ * request would go to; find that queue first (queue_lock, then ours).
+ */
+static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct cgroup_subsys_state *css = NULL;
+	struct cfq_queue *cfqq = NULL;
+	struct request *free = NULL;
+	struct cfq_io_cq *cic = NULL;
+	struct io_cq *icq;
+	unsigned long flags;
+	bool ret;
+
+	if (!current->io_context)
+		return false;
+	spin_lock_irqsave(&q->queue_lock, flags);
+	icq = ioc_lookup_icq(q);
+	spin_unlock_irqrestore(&q->queue_lock, flags);
+	if (icq)
+		cic = icq_to_cic(icq);
+	if (!op_is_sync(bio->bi_opf))
+		css = cfq_cgroup_get_current();
+
+	spin_lock_irq(&cmd->lock);
+	if (op_is_sync(bio->bi_opf)) {
+		if (cic)
+			cfqq = cic->sync_cfqq;
+	} else {
+		struct cfq_data *cfqd = cfq_group_lookup(cmd, css, false);
+		enum cfq_class ioclass;
+		unsigned int level;
+
+		cfq_rq_prio(bio_prio(bio), task_nice(current), &ioclass,
+			    &level);
+		if (cfqd)
+			cfqq = *cfq_async_slot(cfqd, ioclass, level);
+	}
+	ret = false;
+	if (cfqq) {
+		cmd->merge_cfqq = cfqq;
+		ret = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+		cmd->merge_cfqq = NULL;
+	}
+	spin_unlock_irq(&cmd->lock);
+
+	cfq_cgroup_put(css);
+	if (free)
+		blk_mq_free_request(free);
+	return ret;
+}
+
+/* Called from elv_merge() under our lock (bio_merge above). */
+static int cfq_request_merge(struct request_queue *q, struct request **req,
+			     struct bio *bio)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct request *rq;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cmd->merge_cfqq)
+		return ELEVATOR_NO_MERGE;
+	rq = elv_rb_find(&cmd->merge_cfqq->sort_list, bio_end_sector(bio));
+	if (rq && elv_bio_merge_ok(rq, bio)) {
+		*req = rq;
+		return ELEVATOR_FRONT_MERGE;
+	}
+	return ELEVATOR_NO_MERGE;
+}
+
+/* Called from elv_bio_merge_ok() under our lock: same queue only. */
+static bool cfq_allow_merge(struct request_queue *q, struct request *rq,
+			    struct bio *bio)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+
+	lockdep_assert_held(&cmd->lock);
+	return RQ_CFQQ(rq) && RQ_CFQQ(rq) == cmd->merge_cfqq;
+}
+
+/* Called after a bio joined @rq (elv_merged_request()), under our lock. */
+static void cfq_request_merged(struct request_queue *q, struct request *rq,
+			       enum elv_merge type)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (type != ELEVATOR_FRONT_MERGE || !cfqq)
+		return;
+	/* Its start sector moved: re-sort it. */
+	elv_rb_del(&cfqq->sort_list, rq);
+	elv_rb_add(&cfqq->sort_list, rq);
+	cfq_update_next_rq(cmd, cfqq, rq);
+}
+
+/*
+ * Called from elv_merge_requests() under our lock: @next was merged into
+ * @rq and will be freed.  @rq inherits an earlier deadline of @next's.
+ */
+static void cfq_requests_merged(struct request_queue *q, struct request *rq,
+				struct request *next)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (RQ_CFQQ(rq) == RQ_CFQQ(next) &&
+	    (s64)(next->fifo_time - rq->fifo_time) < 0) {
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+	if (RQ_CFQQ(next))
+		cfq_remove_rq(cmd, next);
+}
+
+/* ---------------------------------------------------------------------
+ * io_context and tag depth
+ */
+
+/*
+ * Called when an io_context and this queue part: from ioc_exit_icqs()
+ * (task exit) or ioc_clear_queue() (elevator exit), with ioc->lock held
+ * and IRQs off.
+ */
+static void cfq_exit_icq(struct io_cq *icq)
+{
+	struct cfq_meta_data *cmd = icq->q->elevator->elevator_data;
+	struct cfq_io_cq *cic = icq_to_cic(icq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cmd->lock, flags);
+	if (cic->sync_cfqq) {
+		cic->sync_cfqq->cic = NULL;
+		cfq_queue_put(cmd, cic->sync_cfqq);
+		cic->sync_cfqq = NULL;
+	}
+	spin_unlock_irqrestore(&cmd->lock, flags);
+}
+
+/*
+ * Called from blk_mq_get_new_requests() before a tag is taken, in the
+ * submitter's context.  Async requests and writes may use only part of the
+ * scheduler tags, so that they cannot starve sync reads of tags.
+ */
+static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	struct cfq_meta_data *cmd = data->q->elevator->elevator_data;
+
+	if (op_is_sync(opf) && !op_is_write(opf))
+		return;
+	data->shallow_depth = READ_ONCE(cmd->async_depth);
+}
+
+/* Called when nr_requests changes, and from init_hctx. */
+static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+	unsigned int word = 1U << bt->sb.shift;
+
+	/* shallow_depth counts per sbitmap word: 3/4 of each word. */
+	WRITE_ONCE(cmd->async_depth, max(1U, word * 3 / 4));
+	sbitmap_queue_min_shallow_depth(bt, cmd->async_depth);
+}
+
+static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	cfq_depth_updated(hctx);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Setup and teardown
+ */
+
+static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct cfq_meta_data *cmd;
+	struct elevator_queue *eq;
+	int t;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+	cmd = kzalloc_node(sizeof(*cmd), GFP_KERNEL, q->node);
+	if (!cmd) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	eq->elevator_data = cmd;
+
+	spin_lock_init(&cmd->lock);
+	cmd->queue = q;
+	INIT_LIST_HEAD(&cmd->dispatch);
+	INIT_LIST_HEAD(&cmd->groups);
+	cmd->group_tree = RB_ROOT_CACHED;
+	for (t = 0; t < CFQ_NR_TUNABLES; t++)
+		cmd->tun[t] = cfq_tunables[t].def;
+	cmd->last_nonidle = ktime_get_ns();
+	hrtimer_init(&cmd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	cmd->idle_timer.function = cfq_idle_timer_fn;
+	cfq_group_init(cmd, &cmd->root, NULL);
+
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	q->elevator = eq;
+	return 0;
+}
+
+/*
+ * Called from elevator_exit() after the queue was frozen and drained and
+ * every icq exited: no request and no sync queue reference is left.
+ */
+static void cfq_exit_sched(struct elevator_queue *e)
+{
+	struct cfq_meta_data *cmd = e->elevator_data;
+	struct cfq_data *cfqd, *tmp;
+	unsigned int leaked;
+
+	hrtimer_cancel(&cmd->idle_timer);
+
+	spin_lock_irq(&cmd->lock);
+	WARN(cmd->nr_queued || cmd->in_driver || !list_empty(&cmd->dispatch),
+	     "cfq: exit with %u queued, %u in driver\n", cmd->nr_queued,
+	     cmd->in_driver);
+	cmd->idling = CFQ_IDLE_NONE;
+	cfq_group_expire(cmd, 0);
+	list_for_each_entry_safe(cfqd, tmp, &cmd->groups, node)
+		cfq_group_unlink(cmd, cfqd);
+	leaked = list_count_nodes(&cmd->root.queues);
+	WARN(leaked || cmd->nr_groups != 1 ||
+	     refcount_read(&cmd->root.ref) != 1,
+	     "cfq: exit leaks %u queues, %u groups\n", leaked,
+	     cmd->nr_groups - 1);
+	spin_unlock_irq(&cmd->lock);
+
+	kfree(cmd);
+}
+
+/* ---------------------------------------------------------------------
+ * sysfs: /sys/block/X/queue/iosched/
+ */
+
+static ssize_t cfq_tunable_show(struct elevator_queue *e, char *page,
+				enum cfq_tunable t)
+{
+	struct cfq_meta_data *cmd = e->elevator_data;
+
+	return sysfs_emit(page, "%u\n", READ_ONCE(cmd->tun[t]));
+}
+
+/* Malformed or out-of-range input: -EINVAL, and nothing changes. */
+static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
+				 size_t count, enum cfq_tunable t)
+{
+	struct cfq_meta_data *cmd = e->elevator_data;
+	unsigned int val;
+
+	if (kstrtouint(page, 10, &val) || val < cfq_tunables[t].min ||
+	    val > cfq_tunables[t].max)
+		return -EINVAL;
+	spin_lock_irq(&cmd->lock);
+	cmd->tun[t] = val;
+	WRITE_ONCE(cmd->waiting, false);
+	spin_unlock_irq(&cmd->lock);
+	blk_mq_run_hw_queues(cmd->queue, true);
+	return count;
+}
+
+#define CFQ_ATTR(idx, name)						\
+static ssize_t cfq_##name##_show(struct elevator_queue *e, char *page) \
+{									\
+	return cfq_tunable_show(e, page, idx);				\
+}									\
+static ssize_t cfq_##name##_store(struct elevator_queue *e,		\
+				  const char *page, size_t count)	\
+{									\
+	return cfq_tunable_store(e, page, count, idx);			\
+}
+CFQ_ATTR(CFQ_QUANTUM, quantum)
+CFQ_ATTR(CFQ_FIFO_EXPIRE_SYNC, fifo_expire_sync)
+CFQ_ATTR(CFQ_FIFO_EXPIRE_ASYNC, fifo_expire_async)
+CFQ_ATTR(CFQ_BACK_SEEK_MAX, back_seek_max)
+CFQ_ATTR(CFQ_BACK_SEEK_PENALTY, back_seek_penalty)
+CFQ_ATTR(CFQ_SLICE_SYNC, slice_sync)
+CFQ_ATTR(CFQ_SLICE_ASYNC, slice_async)
+CFQ_ATTR(CFQ_SLICE_ASYNC_RQ, slice_async_rq)
+CFQ_ATTR(CFQ_SLICE_IDLE, slice_idle)
+CFQ_ATTR(CFQ_GROUP_IDLE, group_idle)
+CFQ_ATTR(CFQ_LOW_LATENCY, low_latency)
+CFQ_ATTR(CFQ_TARGET_LATENCY, target_latency)
+CFQ_ATTR(CFQ_GROUP_SLICE, group_slice)
+CFQ_ATTR(CFQ_SERVICE_MODE, service_mode)
+#undef CFQ_ATTR
+
+#define CFQ_ATTR_ENTRY(name) \
+	__ATTR(name, 0644, cfq_##name##_show, cfq_##name##_store)
+
+static struct elv_fs_entry cfq_attrs[] = {
+	CFQ_ATTR_ENTRY(quantum),
+	CFQ_ATTR_ENTRY(fifo_expire_sync),
+	CFQ_ATTR_ENTRY(fifo_expire_async),
+	CFQ_ATTR_ENTRY(back_seek_max),
+	CFQ_ATTR_ENTRY(back_seek_penalty),
+	CFQ_ATTR_ENTRY(slice_sync),
+	CFQ_ATTR_ENTRY(slice_async),
+	CFQ_ATTR_ENTRY(slice_async_rq),
+	CFQ_ATTR_ENTRY(slice_idle),
+	CFQ_ATTR_ENTRY(group_idle),
+	CFQ_ATTR_ENTRY(low_latency),
+	CFQ_ATTR_ENTRY(target_latency),
+	CFQ_ATTR_ENTRY(group_slice),
+	CFQ_ATTR_ENTRY(service_mode),
+	__ATTR_NULL
+};
+
+/* ---------------------------------------------------------------------
+ * debugfs: /sys/kernel/debug/block/X/sched/
+ */
+#ifdef CONFIG_BLK_DEBUG_FS
+
+static const char *const cfq_idle_names[] = {
+	[CFQ_IDLE_NONE]		= "none",
+	[CFQ_IDLE_QUEUE]	= "queue",
+	[CFQ_IDLE_GROUP]	= "group",
+	[CFQ_IDLE_CLASS_DELAY]	= "idle-class-delay",
+};
+
+static int cfq_state_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct cfq_queue *cfqq;
+
+	spin_lock_irq(&cmd->lock);
+	seq_printf(m, "mode %s\n", cfq_iops_mode(cmd) ? "iops" : "time");
+	seq_printf(m, "active_group %s\n",
+		   cmd->active ? cmd->active->name : "-");
+	cfqq = cmd->active ? cmd->active->active_queue : NULL;
+	if (cfqq)
+		seq_printf(m, "active_queue pid %d %s class %c level %u queued %u dispatched %u\n",
+			   cfqq->pid,
+			   test_bit(CFQQ_SYNC, &cfqq->flags) ? "sync" : "async",
+			   "RBI"[cfqq->ioclass], cfqq->ioprio, cfqq->queued,
+			   cfqq->dispatched);
+	else
+		seq_puts(m, "active_queue -\n");
+	seq_printf(m, "idling %s\nwaiting %d\nqueued %u\nin_driver %u\n",
+		   cfq_idle_names[cmd->idling], cmd->waiting, cmd->nr_queued,
+		   cmd->in_driver);
+	seq_printf(m, "sync_in_driver %u\nnonidle_in_driver %u\nnonidle_ago_ms %llu\n",
+		   cmd->sync_in_driver, cmd->nonidle_in_driver,
+		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
+	seq_printf(m, "groups %u\nmin_vdisktime %llu\nasync_depth %u\n",
+		   cmd->nr_groups, cmd->min_vdisktime, cmd->async_depth);
+	spin_unlock_irq(&cmd->lock);
+	return 0;
+}
+
+static int cfq_groups_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct cfq_data *cfqd;
+
+	spin_lock_irq(&cmd->lock);
+	list_for_each_entry(cfqd, &cmd->groups, node)
+		seq_printf(m, "%s weight %u vdisktime %llu busy %d queued %u in_driver %u busy_rt %u busy_be %u busy_idle %u dispatched %llu service %llu turns %llu\n",
+			   cfqd->name, cfq_group_weight(cfqd), cfqd->vdisktime,
+			   cfqd->on_tree, cfqd->nr_queued, cfqd->in_driver,
+			   cfqd->busy[CFQ_CLASS_RT], cfqd->busy[CFQ_CLASS_BE],
+			   cfqd->busy[CFQ_CLASS_IDLE], cfqd->dispatched,
+			   cfqd->service, cfqd->turns);
+	spin_unlock_irq(&cmd->lock);
+	return 0;
+}
+
+static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
+	{"state", 0400, cfq_state_show},
+	{"groups", 0400, cfq_groups_show},
+	{},
+};
+#endif
+
+static struct elevator_type cfq_iosched = {
+	.ops = {
+		.init_sched		= cfq_init_sched,
+		.exit_sched		= cfq_exit_sched,
+		.init_hctx		= cfq_init_hctx,
+		.depth_updated		= cfq_depth_updated,
+		.limit_depth		= cfq_limit_depth,
+		.prepare_request	= cfq_prepare_request,
+		.finish_request		= cfq_finish_request,
+		.insert_requests	= cfq_insert_requests,
+		.dispatch_request	= cfq_dispatch_request,
+		.has_work		= cfq_has_work,
+		.completed_request	= cfq_completed_request,
+		.requeue_request	= cfq_requeue_request,
+		.bio_merge		= cfq_bio_merge,
+		.request_merge		= cfq_request_merge,
+		.request_merged		= cfq_request_merged,
+		.requests_merged	= cfq_requests_merged,
+		.allow_merge		= cfq_allow_merge,
+		.former_request		= elv_rb_former_request,
+		.next_request		= elv_rb_latter_request,
+		.exit_icq		= cfq_exit_icq,
+	},
+	.icq_size = sizeof(struct cfq_io_cq),
+	.icq_align = __alignof__(struct cfq_io_cq),
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,
+#endif
+	.elevator_attrs = cfq_attrs,
+	.elevator_name = "cfq",
+	.elevator_owner = THIS_MODULE,
+};
+MODULE_ALIAS("cfq-iosched");
+
+static int __init cfq_init(void)
+{
+	int ret;
+
+	cfq_pool = KMEM_CACHE(cfq_queue, 0);
+	if (!cfq_pool)
+		return -ENOMEM;
+	ret = elv_register(&cfq_iosched);
+	if (ret)
+		kmem_cache_destroy(cfq_pool);
+	return ret;
+}
+
+static void __exit cfq_exit(void)
+{
+	elv_unregister(&cfq_iosched);
+	kmem_cache_destroy(cfq_pool);
+}
+
+module_init(cfq_init);
+module_exit(cfq_exit);
+
+MODULE_DESCRIPTION("Two-layer CFQ I/O scheduler");
+MODULE_LICENSE("GPL");

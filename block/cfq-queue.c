@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfq: per-task CFQ inside one group (one cfq_data).
+ *
+ * Each group keeps one round robin per I/O class of its busy queues; the
+ * head of the highest non-empty class is served for a slice of
+ * base + base/5 * (4 - level), on the group's clock.  The active queue
+ * keeps the device while its slice lasts and it has requests, or, if it
+ * reads sequentially and thinks briefly, while the device idles up to
+ * slice_idle for its next request.  Requests leave a queue in sector
+ * order, with bounded backward seeks, unless the oldest has waited past
+ * its FIFO deadline.
+ */
+#include <linux/slab.h>
+
+#include "cfq.h"
+
+/* ---------------------------------------------------------------------
+ * Pure rules (KUnit: cfq-iosched-test.c)
+ */
+
+/* Slice of a queue: base + base/5 * (4 - level); IDLE class as level 7. */
+static u64 cfq_prio_slice(u64 base, enum cfq_class ioclass,
+			  unsigned int level)
+{
+	if (ioclass == CFQ_CLASS_IDLE)
+		level = IOPRIO_NR_LEVELS - 1;
+	return base + div_u64(base, CFQ_SLICE_SCALE) * 4 -
+	       div_u64(base, CFQ_SLICE_SCALE) * level;
+}
+
+/*
+ * low_latency: with @busy queues of @base slices in the round, shrink
+ * @slice so the round fits @target, keeping ratios, down to @floor.
+ */
+static u64 cfq_scale_slice(u64 slice, unsigned int busy, u64 base,
+			   u64 target, u64 floor)
+{
+	u64 expect = (u64)busy * base;
+
+	if (expect <= target)
+		return slice;
+	return max(div64_u64(slice * target, expect), min(slice, floor));
+}
+
+/*
+ * Class and level of a request.  Without an explicit class, the task's
+ * nice value decides, as the kernel's ioprio rules do: best effort,
+ * level (nice + 20) / 5.
+ */
+void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
+		 unsigned int *level)
+{
+	static const enum cfq_class cls[IOPRIO_CLASS_INVALID] = {
+		[IOPRIO_CLASS_NONE] = CFQ_CLASS_BE,
+		[IOPRIO_CLASS_RT] = CFQ_CLASS_RT,
+		[IOPRIO_CLASS_BE] = CFQ_CLASS_BE,
+		[IOPRIO_CLASS_IDLE] = CFQ_CLASS_IDLE,
+	};
+	unsigned int c = IOPRIO_PRIO_CLASS(ioprio);
+
+	if (c == IOPRIO_CLASS_NONE || c >= IOPRIO_CLASS_INVALID) {
+		*ioclass = CFQ_CLASS_BE;
+		*level = clamp((nice + 20) / 5, 0, IOPRIO_NR_LEVELS - 1);
+		return;
+	}
+	*ioclass = cls[c];
+	*level = min_t(unsigned int, IOPRIO_PRIO_LEVEL(ioprio),
+		       IOPRIO_NR_LEVELS - 1);
+}
+
+/* Has a request with FIFO deadline @deadline expired at @now? */
+static bool cfq_fifo_expired(u64 now, u64 deadline)
+{
+	return (s64)(now - deadline) >= 0;
+}
+
+/*
+ * Which of two requests to serve next from head position @last: a sync
+ * one before an async one, else the nearer one, where a backward seek of
+ * at most @back_max sectors counts @penalty times its distance and a
+ * longer one is taken only if both are.  Returns true for the first.
+ */
+static bool cfq_prefer_first(sector_t last, sector_t s1, bool sync1,
+			     sector_t s2, bool sync2, sector_t back_max,
+			     unsigned int penalty)
+{
+	sector_t d1 = 0, d2 = 0;
+	bool far1 = false, far2 = false;
+
+	if (sync1 != sync2)
+		return sync1;
+
+	if (s1 >= last)
+		d1 = s1 - last;
+	else if (s1 + back_max >= last)
+		d1 = (last - s1) * penalty;
+	else
+		far1 = true;
+
+	if (s2 >= last)
+		d2 = s2 - last;
+	else if (s2 + back_max >= last)
+		d2 = (last - s2) * penalty;
+	else
+		far2 = true;
+
+	if (far1 != far2)
+		return !far1;
+	if (far1)	/* both behind the window: the one further back */
+		return s1 <= s2;
+	if (d1 != d2)
+		return d1 < d2;
+	return s1 >= s2;
+}
+
+static bool cfq_seeky(u32 history)
+{
+	return hweight32(history) > CFQ_SEEKY_MIN;
+}
+
+/* Decaying mean of think time, in ns: 7/8 old + 1/8 new. */
+static u64 cfq_ttime_update(u64 mean, u64 sample)
+{
+	return div_u64(mean * 7 + sample, 8);
+}
+
+void cfq_queue_get(struct cfq_queue *cfqq)
+{
+	refcount_inc(&cfqq->ref);
+}
+
+void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!refcount_dec_and_test(&cfqq->ref))
+		return;
+	WARN_ON_ONCE(test_bit(CFQQ_ON_RR, &cfqq->flags) || cfqq->queued ||
+		     cfqq->dispatched || cfqd->active_queue == cfqq);
+	list_del(&cfqq->group_node);
+	kmem_cache_free(cfq_pool, cfqq);
+	cfq_group_put(cmd, cfqd);
+}
+
+struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, bool sync,
+				  enum cfq_class ioclass,
+				  unsigned int level, pid_t pid)
+{
+	struct cfq_queue *cfqq;
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfqq = kmem_cache_alloc_node(cfq_pool, GFP_NOWAIT | __GFP_ZERO,
+				     cmd->queue->node);
+	if (!cfqq)
+		return NULL;
+	refcount_set(&cfqq->ref, 1);
+	cfqq->cfqd = cfqd;
+	cfq_group_get(cfqd);
+	list_add(&cfqq->group_node, &cfqd->queues);
+	RB_CLEAR_NODE(&cfqq->rb_node);
+	cfqq->sort_list = RB_ROOT;
+	INIT_LIST_HEAD(&cfqq->fifo);
+	cfqq->ioclass = ioclass;
+	cfqq->ioprio = level;
+	cfqq->pid = pid;
+	if (sync) {
+		__set_bit(CFQQ_SYNC, &cfqq->flags);
+		__set_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
+	}
+	return cfqq;
+}
+
+struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
+				  enum cfq_class ioclass,
+				  unsigned int level)
+{
+	if (ioclass == CFQ_CLASS_IDLE)
+		return &cfqd->async_idle_queue;
+	return &cfqd->async_queue[ioclass][level];
+}
+
+/* ---------------------------------------------------------------------
+ * Inner layer: the round robin of a group's queues
+ */
+
+static bool cfq_rr_less(struct rb_node *a, const struct rb_node *b)
+{
+	return cfq_vtime_before(rb_entry(a, struct cfq_queue, rb_node)->rb_key,
+				rb_entry(b, struct cfq_queue, rb_node)->rb_key);
+}
+
+/* Queue @cfqq at the tail of its class's round robin. */
+static void cfq_rr_add(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+		       u64 now)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (test_bit(CFQQ_ON_RR, &cfqq->flags) || !cfqq->queued ||
+	    cfqd->active_queue == cfqq)
+		return;
+	cfqq->rb_key = now;
+	rb_add_cached(&cfqq->rb_node, &cfqd->service_tree[cfqq->ioclass],
+		      cfq_rr_less);
+	__set_bit(CFQQ_ON_RR, &cfqq->flags);
+}
+
+static void cfq_rr_del(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (!__test_and_clear_bit(CFQQ_ON_RR, &cfqq->flags))
+		return;
+	rb_erase_cached(&cfqq->rb_node,
+			&cfqq->cfqd->service_tree[cfqq->ioclass]);
+	RB_CLEAR_NODE(&cfqq->rb_node);
+}
+
+/* The IDLE class runs only once the device has been otherwise idle. */
+bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now)
+{
+	return !cmd->nonidle_in_driver &&
+	       now - cmd->last_nonidle >= CFQ_IDLE_DELAY_NS;
+}
+
+static struct cfq_queue *cfq_rr_first(struct cfq_meta_data *cmd,
+				      struct cfq_data *cfqd, u64 now)
+{
+	struct rb_node *n;
+	int c;
+
+	lockdep_assert_held(&cmd->lock);
+
+	for (c = 0; c < CFQ_NR_CLASSES; c++) {
+		if (c == CFQ_CLASS_IDLE && !cfq_idle_class_allowed(cmd, now))
+			break;
+		n = rb_first_cached(&cfqd->service_tree[c]);
+		if (n)
+			return rb_entry(n, struct cfq_queue, rb_node);
+	}
+	return NULL;
+}
+
+/* A request's class or level changed: move its queue if it is queued. */
+void cfq_queue_set_prio(struct cfq_meta_data *cmd,
+			struct cfq_queue *cfqq, enum cfq_class ioclass,
+			unsigned int level, u64 now)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+	bool on_rr;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (cfqq->ioclass == ioclass && cfqq->ioprio == level)
+		return;
+	cfq_log_cfqq(cmd, cfqq, "prio changed to %c%u", "RBI"[ioclass], level);
+	on_rr = test_bit(CFQQ_ON_RR, &cfqq->flags);
+	if (on_rr)
+		cfq_rr_del(cmd, cfqq);
+	if (cfqq->queued) {
+		cfqd->busy[cfqq->ioclass]--;
+		cfqd->busy[ioclass]++;
+	}
+	cfqq->ioclass = ioclass;
+	cfqq->ioprio = level;
+	if (on_rr)
+		cfq_rr_add(cmd, cfqq, now);
+}
+
+static u64 cfq_queue_slice(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	bool sync = test_bit(CFQQ_SYNC, &cfqq->flags);
+	u64 base = cfq_tun_ns(cmd, sync ? CFQ_SLICE_SYNC : CFQ_SLICE_ASYNC);
+	u64 slice = cfq_prio_slice(base, cfqq->ioclass, cfqq->ioprio);
+
+	if (cmd->tun[CFQ_LOW_LATENCY] && sync)
+		slice = cfq_scale_slice(slice,
+					cfqq->cfqd->busy[cfqq->ioclass], base,
+					cfq_tun_ns(cmd, CFQ_TARGET_LATENCY),
+					2 * cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+	return slice;
+}
+
+/* Async requests a queue may dispatch per slice: 2 * rq * (8 - level). */
+static unsigned int cfq_async_max_rq(struct cfq_meta_data *cmd,
+				     struct cfq_queue *cfqq)
+{
+	return 2 * cmd->tun[CFQ_SLICE_ASYNC_RQ] *
+	       (IOPRIO_NR_LEVELS - cfqq->ioprio);
+}
+
+/* ---------------------------------------------------------------------
+ * Requests in a queue
+ */
+
+static struct request *cfq_next_after(struct cfq_meta_data *cmd,
+				      struct cfq_queue *cfqq,
+				      struct request *rq)
+{
+	struct rb_node *next = rb_next(&rq->rb_node);
+	struct rb_node *prev = rb_prev(&rq->rb_node);
+	struct request *a, *b;
+
+	if (!next)
+		next = rb_first(&cfqq->sort_list);
+	if (next == &rq->rb_node)
+		next = NULL;
+	if (!prev || prev == next)
+		prev = NULL;
+	a = next ? rb_entry_rq(next) : NULL;
+	b = prev ? rb_entry_rq(prev) : NULL;
+	if (!a || !b)
+		return a ?: b;
+	return cfq_prefer_first(cmd->last_position, blk_rq_pos(a),
+				rq_is_sync(a), blk_rq_pos(b), rq_is_sync(b),
+				(sector_t)cmd->tun[CFQ_BACK_SEEK_MAX] * 2,
+				cmd->tun[CFQ_BACK_SEEK_PENALTY]) ? a : b;
+}
+
+void cfq_update_next_rq(struct cfq_meta_data *cmd,
+			struct cfq_queue *cfqq, struct request *rq)
+{
+	struct request *cur = cfqq->next_rq;
+
+	if (!cur || cfq_prefer_first(cmd->last_position, blk_rq_pos(rq),
+				     rq_is_sync(rq), blk_rq_pos(cur),
+				     rq_is_sync(cur),
+				     (sector_t)cmd->tun[CFQ_BACK_SEEK_MAX] * 2,
+				     cmd->tun[CFQ_BACK_SEEK_PENALTY]))
+		cfqq->next_rq = rq;
+}
+
+/* Think time and seek distance: decide whether idling for @cfqq pays. */
+static void cfq_update_idle_window(struct cfq_meta_data *cmd,
+				   struct cfq_queue *cfqq, struct request *rq,
+				   u64 now)
+{
+	sector_t pos = blk_rq_pos(rq), dist;
+	bool idle;
+
+	if (!test_bit(CFQQ_SYNC, &cfqq->flags))
+		return;
+	if (!cfqq->queued && !cfqq->dispatched && cfqq->last_end) {
+		cfqq->ttime_mean = cfq_ttime_update(cfqq->ttime_mean,
+						    now - cfqq->last_end);
+		cfqq->ttime_samples++;
+	}
+	if (cfqq->last_pos) {
+		dist = pos > cfqq->last_pos ? pos - cfqq->last_pos :
+					      cfqq->last_pos - pos;
+		cfqq->seek_history = cfqq->seek_history << 1 |
+				     (dist > CFQ_SEEK_THR);
+	}
+	cfqq->last_pos = pos + blk_rq_sectors(rq);
+	idle = cmd->tun[CFQ_SLICE_IDLE] && !cfq_seeky(cfqq->seek_history) &&
+	       (cfqq->ttime_samples < 4 ||
+		cfqq->ttime_mean <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+	if (idle != test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags)) {
+		cfq_log_cfqq(cmd, cfqq, "idle window %d", idle);
+		__assign_bit(CFQQ_IDLE_WINDOW, &cfqq->flags, idle);
+	}
+}
+
+void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+		struct request *rq, u64 now)
+{
+	struct cfq_data *cfqd = cfqq->cfqd;
+	struct request_queue *q = cmd->queue;
+	bool sync = rq_is_sync(rq);
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfq_update_idle_window(cmd, cfqq, rq, now);
+	elv_rb_add(&cfqq->sort_list, rq);
+	rq->fifo_time = now + cfq_tun_ns(cmd, sync ? CFQ_FIFO_EXPIRE_SYNC :
+						     CFQ_FIFO_EXPIRE_ASYNC);
+	list_add_tail(&rq->queuelist, &cfqq->fifo);
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+	cfq_update_next_rq(cmd, cfqq, rq);
+
+	if (!cfqq->queued++)
+		cfqd->busy[cfqq->ioclass]++;
+	if (!cfqd->nr_queued++)
+		cfq_gst_add(cmd, cfqd);
+	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
+	cfq_rr_add(cmd, cfqq, now);
+}
+
+void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
+{
+	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	struct cfq_data *cfqd = cfqq->cfqd;
+	struct request_queue *q = cmd->queue;
+
+	lockdep_assert_held(&cmd->lock);
+
+	list_del_init(&rq->queuelist);
+	if (cfqq->next_rq == rq)
+		cfqq->next_rq = cfq_next_after(cmd, cfqq, rq);
+	elv_rb_del(&cfqq->sort_list, rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+
+	if (!--cfqq->queued) {
+		cfqd->busy[cfqq->ioclass]--;
+		cfq_rr_del(cmd, cfqq);
+	}
+	if (!--cfqd->nr_queued)
+		cfq_gst_del(cmd, cfqd);
+	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
+}
+
+/* ---------------------------------------------------------------------
+ * Idling: one hrtimer per device, for whatever the device waits for
+ */
+
+void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
+		  u64 now, u64 delay)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	cmd->idling = kind;
+	cmd->idle_deadline = now + delay;
+	hrtimer_start(&cmd->idle_timer, ns_to_ktime(delay), HRTIMER_MODE_REL);
+	cfq_log(cmd, "idle %d for %llu us", kind, div_u64(delay, 1000));
+}
+
+/*
+ * Stop idling.  The timer callback may already be waiting for the lock;
+ * it finds cmd->idling cleared (or a later deadline) and does nothing.
+ */
+void cfq_idle_cancel(struct cfq_meta_data *cmd)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (cmd->idling == CFQ_IDLE_NONE)
+		return;
+	cmd->idling = CFQ_IDLE_NONE;
+	hrtimer_try_to_cancel(&cmd->idle_timer);
+}
+
+/* End the active queue's slice; it rejoins the round robin if it has work. */
+void cfq_slice_expired(struct cfq_meta_data *cmd,
+		       struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cfqq)
+		return;
+	if (cmd->active == cfqd && cmd->idling == CFQ_IDLE_QUEUE)
+		cfq_idle_cancel(cmd);
+	cfq_log_cfqq(cmd, cfqq, "slice expired, %u dispatched",
+		     cfqq->slice_dispatch);
+	__clear_bit(CFQQ_SLICE_STARTED, &cfqq->flags);
+	__clear_bit(CFQQ_FIFO_SERVED, &cfqq->flags);
+	cfqq->slice_dispatch = 0;
+	cfqd->active_queue = NULL;
+	cfq_rr_add(cmd, cfqq, now);
+	cfq_queue_put(cmd, cfqq);
+}
+
+static void cfq_slice_activate(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	cfq_rr_del(cmd, cfqq);
+	cfq_queue_get(cfqq);
+	cfqd->active_queue = cfqq;
+	cfqq->slice_dispatch = 0;
+	cfq_log_cfqq(cmd, cfqq, "slice activated");
+}
+
+bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	return test_bit(CFQQ_SYNC, &cfqq->flags) &&
+	       test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags) &&
+	       cfqq->ioclass != CFQ_CLASS_IDLE && cmd->tun[CFQ_SLICE_IDLE];
+}
+
+/* May @cfqq put another request in the driver now? */
+static bool cfq_may_dispatch(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	unsigned int max = cmd->tun[CFQ_QUANTUM];
+
+	if (cfqq->ioclass == CFQ_CLASS_IDLE) {
+		if (cmd->nonidle_in_driver)
+			return false;
+		max = 1;
+	}
+	if (cfqq->dispatched >= max)
+		return false;
+	/* Async waits for sync requests in flight, not the other way round. */
+	return test_bit(CFQQ_SYNC, &cfqq->flags) || !cmd->sync_in_driver;
+}
+
+/* A higher class has work in the group: stop serving @cfqq. */
+bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+{
+	int c;
+
+	for (c = 0; c < cfqq->ioclass; c++)
+		if (cfqd->busy[c])
+			return true;
+	return false;
+}
+
+/*
+ * Choose the queue of @cfqd to serve: keep the active one while its slice
+ * lasts and it has requests (or is worth idling for), else take the head
+ * of the highest non-empty class.  @gclock is the group's clock.
+ */
+enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, u64 now,
+				  u64 gclock)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (cfqq) {
+		if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
+		    gclock >= cfqq->slice_end)
+			goto expire;
+		if (cfq_preempted(cfqd, cfqq))
+			goto expire;
+		if (cfqq->queued) {
+			if (!test_bit(CFQQ_SYNC, &cfqq->flags) &&
+			    cfqq->slice_dispatch >= cfq_async_max_rq(cmd, cfqq))
+				goto expire;
+			return cfq_may_dispatch(cmd, cfqq) ? CFQ_SERVE :
+							     CFQ_WAIT;
+		}
+		if (cfq_should_idle(cmd, cfqq)) {
+			if (cfqq->dispatched || cmd->idling == CFQ_IDLE_QUEUE)
+				return CFQ_WAIT;
+			if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
+			    gclock + cfq_tun_ns(cmd, CFQ_SLICE_IDLE) <
+			    cfqq->slice_end) {
+				cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now,
+					     cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+				return CFQ_WAIT;
+			}
+		}
+expire:
+		cfq_slice_expired(cmd, cfqd, now);
+	}
+
+	cfqq = cfq_rr_first(cmd, cfqd, now);
+	if (!cfqq)
+		return CFQ_EMPTY;
+	cfq_slice_activate(cmd, cfqd, cfqq);
+	return cfq_may_dispatch(cmd, cfqq) ? CFQ_SERVE : CFQ_WAIT;
+}
+
+/* Take the request to dispatch from the active queue of @cfqd. */
+struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, u64 now,
+				  u64 gclock)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue;
+	struct request *rq = NULL;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!test_bit(CFQQ_FIFO_SERVED, &cfqq->flags)) {
+		rq = list_first_entry(&cfqq->fifo, struct request, queuelist);
+		if (cfq_fifo_expired(now, rq->fifo_time)) {
+			__set_bit(CFQQ_FIFO_SERVED, &cfqq->flags);
+			cfq_log_cfqq(cmd, cfqq, "fifo expired, sector %llu",
+				     (u64)blk_rq_pos(rq));
+		} else {
+			rq = NULL;
+		}
+	}
+	if (!rq)
+		rq = cfqq->next_rq;
+	cfq_remove_rq(cmd, rq);
+
+	if (!test_bit(CFQQ_SLICE_STARTED, &cfqq->flags)) {
+		cfqq->slice_end = gclock + cfq_queue_slice(cmd, cfqq);
+		__set_bit(CFQQ_SLICE_STARTED, &cfqq->flags);
+		cfq_log_cfqq(cmd, cfqq, "slice of %llu us",
+			     div_u64(cfqq->slice_end - gclock, 1000));
+	}
+	cfqq->slice_dispatch++;
+	cfqd->dispatched++;
+	return rq;
+}
+
+#ifdef CONFIG_CFQ_KUNIT_TEST
+#include "cfq-queue-test.c"
+#endif

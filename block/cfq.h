@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private definitions of the cfq elevator, shared by its files:
+ * cfq-iosched.c (blk-mq hooks, sysfs, debugfs), cfq-queue.c (per-task CFQ
+ * inside one group) and cfq-group.c (the group layer).  Functions taking a
+ * cfq_meta_data expect cmd->lock held (include/linux/cfq-iosched.h).
+ */
+#ifndef _BLOCK_CFQ_H
+#define _BLOCK_CFQ_H
+
+#include <linux/blkdev.h>
+#include <linux/blktrace_api.h>
+#include <linux/blk-mq.h>
+#include <linux/cfq-iosched.h>
+
+#include "blk.h"
+#include "elevator.h"
+
+/* Slice scaling: each level above 4 adds a fifth of the base, CFQ's rule. */
+#define CFQ_SLICE_SCALE		5
+/* The IDLE class waits until the device has been otherwise idle this long. */
+#define CFQ_IDLE_DELAY_NS	(200 * NSEC_PER_MSEC)
+/* A request farther than this from the queue's last one is a seek. */
+#define CFQ_SEEK_THR		((sector_t)800)
+/* Seeky: more than a quarter of the last 32 requests were seeks. */
+#define CFQ_SEEKY_MIN		(32 / 4)
+/* In IOPS mode each completed request is charged as this much service. */
+#define CFQ_IOPS_CHARGE_NS	NSEC_PER_MSEC
+/* Shortest group turn, so a weight-1 group still gets a few requests in. */
+#define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
+
+extern struct kmem_cache *cfq_pool;
+
+/*
+ * A request's scheduler data.  priv[0]: its queue, from insertion on (a
+ * reference).  priv[1]: before insertion, its submitter's group (a css
+ * reference, NULL for the root group); from insertion on, the
+ * CFQ_RQ_* state bits below.
+ */
+#define RQ_CFQQ(rq)	((struct cfq_queue *)((rq)->elv.priv[0]))
+#define RQ_CSS(rq)	((struct cgroup_subsys_state *)((rq)->elv.priv[1]))
+
+enum {
+	CFQ_RQ_IN_DRIVER	= 1 << 0,	/* dispatched by us, not done */
+	CFQ_RQ_IDLE_CLASS	= 1 << 1,	/* dispatched from an IDLE queue */
+};
+
+static inline unsigned long cfq_rq_state(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1];
+}
+
+static inline void cfq_rq_set_state(struct request *rq, unsigned long state)
+{
+	rq->elv.priv[1] = (void *)state;
+}
+
+#define cfq_log(cmd, fmt, args...) \
+	blk_add_trace_msg((cmd)->queue, "cfq " fmt, ##args)
+#define cfq_log_cfqd(cmd, cfqd, fmt, args...) \
+	blk_add_trace_msg((cmd)->queue, "cfq [%s] " fmt, (cfqd)->name, ##args)
+/* "cfq<pid><S|A><R|B|I><level> [group]": task, sync, class, level. */
+#define cfq_log_cfqq(cmd, cfqq, fmt, args...)				\
+	do {								\
+		const struct cfq_queue *__q = (cfqq);			\
+									\
+		blk_add_trace_msg((cmd)->queue, "cfq%d%c%c%u [%s] " fmt, \
+				  __q->pid,				\
+				  test_bit(CFQQ_SYNC, &__q->flags) ? 'S' : 'A', \
+				  "RBI"[__q->ioclass], __q->ioprio,	\
+				  __q->cfqd->name, ##args);		\
+	} while (0)
+
+static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
+{
+	return container_of(icq, struct cfq_io_cq, icq);
+}
+
+static inline u64 cfq_tun_ns(struct cfq_meta_data *cmd, enum cfq_tunable t)
+{
+	return (u64)cmd->tun[t] * NSEC_PER_MSEC;
+}
+
+enum cfq_verdict {
+	CFQ_SERVE,	/* dispatch from the returned queue */
+	CFQ_WAIT,	/* a completion or the idle timer will kick us */
+	CFQ_EMPTY,	/* the group has nothing it may dispatch now */
+};
+
+/* cfq-queue.c: the queues of one group */
+void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
+		 unsigned int *level);
+void cfq_queue_get(struct cfq_queue *cfqq);
+void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
+struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, bool sync,
+				  enum cfq_class ioclass,
+				  unsigned int level, pid_t pid);
+struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
+				  enum cfq_class ioclass,
+				  unsigned int level);
+bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now);
+void cfq_queue_set_prio(struct cfq_meta_data *cmd,
+			struct cfq_queue *cfqq, enum cfq_class ioclass,
+			unsigned int level, u64 now);
+void cfq_update_next_rq(struct cfq_meta_data *cmd,
+			struct cfq_queue *cfqq, struct request *rq);
+void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+		struct request *rq, u64 now);
+void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq);
+void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
+		  u64 now, u64 delay);
+void cfq_idle_cancel(struct cfq_meta_data *cmd);
+void cfq_slice_expired(struct cfq_meta_data *cmd,
+		       struct cfq_data *cfqd, u64 now);
+bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
+bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, u64 now,
+				  u64 gclock);
+struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd, u64 now,
+				  u64 gclock);
+
+/* cfq-group.c: the group service tree */
+unsigned int cfq_ioprio_to_weight(unsigned int ioprio);
+u64 cfq_vtime_charge(u64 service, unsigned int weight);
+bool cfq_vtime_before(u64 a, u64 b);
+
+void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd);
+struct cfq_data *cfq_gst_next(struct cfq_data *cfqd);
+void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		    u64 service, unsigned int weight);
+void cfq_gst_update_min(struct cfq_meta_data *cmd);
+
+/* cfq-group.c: groups, their lifetime and turns */
+unsigned int cfq_group_weight(struct cfq_data *cfqd);
+void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		    struct cgroup_subsys_state *css);
+void cfq_group_get(struct cfq_data *cfqd);
+void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
+				  struct cgroup_subsys_state *css,
+				  bool create);
+u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		    u64 now);
+void cfq_group_activate(struct cfq_meta_data *cmd,
+			struct cfq_data *cfqd, u64 now);
+void cfq_group_expire(struct cfq_meta_data *cmd, u64 now);
+struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now);
+bool cfq_others_waiting(struct cfq_meta_data *cmd,
+			struct cfq_data *cfqd);
+bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		   u64 now);
+bool cfq_group_should_idle(struct cfq_meta_data *cmd,
+			   struct cfq_data *cfqd);
+void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+
+#endif /* _BLOCK_CFQ_H */

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Two-layer CFQ: shared definitions of the cfq elevator and the cfq cgroup
+ * subsystem.
+ *
+ * Layers
+ * ------
+ * struct cfq_meta_data (one per device, the elevator instance) keeps the
+ * busy groups on a service tree ordered by virtual disk time and picks the
+ * group to serve.  struct cfq_data (one per device x cgroup) runs
+ * conventional per-task CFQ over its struct cfq_queue objects (one sync
+ * queue per io_context, async queues per I/O class and level).  The cgroup
+ * side is an adapter the scheduler calls (cfq_cgroup_*() below); it never
+ * calls into the scheduler.
+ *
+ * Locking
+ * -------
+ * - cmd->lock: one spinlock per device.  It protects every field of
+ *   cfq_meta_data, cfq_data, cfq_queue and cfq_io_cq except those marked
+ *   otherwise.  Completion (completed_request, finish_request,
+ *   requeue_request) and the idle hrtimer run in hard or soft IRQ context,
+ *   so the lock is IRQ-safe: spin_lock_irqsave() there, spin_lock_irq() in
+ *   the hooks that always run in process context with IRQs enabled.
+ * - Lock order: q->queue_lock -> ioc->lock -> cmd->lock.  exit_icq runs
+ *   with ioc->lock held and IRQs off and takes cmd->lock.  Nothing takes
+ *   q->queue_lock or ioc->lock while holding cmd->lock, so io_cq lookups
+ *   are done before cmd->lock is taken.
+ * - has_work() reads cmd->nr_queued and cmd->waiting without the lock
+ *   (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch attempt.
+ * - The cgroup's ioprio is an atomic read; it may change at any time and
+ *   takes effect at the next service decision.
+ *
+ * Lifetimes
+ * ---------
+ * - cfq_queue: refcount_t.  One reference per request attached to it, one
+ *   from the io_cq that points at it (sync queues), one from its cfq_data's
+ *   async table (async queues).  Freed, under cmd->lock, at zero.
+ * - cfq_data: refcount_t.  One reference while it is linked on
+ *   cmd->groups (dropped when the group is reaped: cgroup removed and no
+ *   I/O left, or elevator exit) and one per cfq_queue.  The root group is
+ *   embedded in cfq_meta_data and lives as long as it.
+ * - A cfq_data holds a css reference on its cgroup; each request holds one
+ *   from prepare_request to finish_request, and an io_context reference.
+ */
+#ifndef _LINUX_CFQ_IOSCHED_H
+#define _LINUX_CFQ_IOSCHED_H
+
+#include <linux/blkdev.h>
+#include <linux/cgroup.h>
+#include <linux/hrtimer.h>
+#include <linux/iocontext.h>
+#include <linux/ioprio.h>
+#include <linux/rbtree.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+
+/* cfq.ioprio of a group: 0 (highest) .. 7, default 4; weight = 8 - ioprio. */
+#define CFQ_GROUP_IOPRIO_DEFAULT	4
+#define CFQ_GROUP_WEIGHT_MAX		IOPRIO_NR_LEVELS
+/* The weight of the default priority: the unit of virtual disk time. */
+#define CFQ_GROUP_WEIGHT_DEFAULT	(CFQ_GROUP_WEIGHT_MAX - \
+					 CFQ_GROUP_IOPRIO_DEFAULT)
+
+/* I/O classes, in service order. */
+enum cfq_class {
+	CFQ_CLASS_RT,
+	CFQ_CLASS_BE,
+	CFQ_CLASS_IDLE,
+	CFQ_NR_CLASSES,
+};
+
+/* sysfs tunables, /sys/block/X/queue/iosched/<name>; see cfq-iosched.c. */
+enum cfq_tunable {
+	CFQ_QUANTUM,
+	CFQ_FIFO_EXPIRE_SYNC,
+	CFQ_FIFO_EXPIRE_ASYNC,
+	CFQ_BACK_SEEK_MAX,
+	CFQ_BACK_SEEK_PENALTY,
+	CFQ_SLICE_SYNC,
+	CFQ_SLICE_ASYNC,
+	CFQ_SLICE_ASYNC_RQ,
+	CFQ_SLICE_IDLE,
+	CFQ_GROUP_IDLE,
+	CFQ_LOW_LATENCY,
+	CFQ_TARGET_LATENCY,
+	CFQ_GROUP_SLICE,
+	CFQ_SERVICE_MODE,
+	CFQ_NR_TUNABLES,
+};
+
+/* Values of the service_mode tunable. */
+enum cfq_service_mode {
+	CFQ_SERVICE_AUTO,	/* time on rotational devices, else I/O count */
+	CFQ_SERVICE_TIME,
+	CFQ_SERVICE_IOPS,
+};
+
+/* What the device is being kept idle for, if anything. */
+enum cfq_idle_kind {
+	CFQ_IDLE_NONE,
+	CFQ_IDLE_QUEUE,		/* active sync queue's next request */
+	CFQ_IDLE_GROUP,		/* active group's next request */
+	CFQ_IDLE_CLASS_DELAY,	/* device not idle long enough for IDLE class */
+};
+
+struct cfq_data;
+struct cfq_io_cq;
+
+/* Flags of a cfq_queue (cfqq->flags bit numbers). */
+enum cfqq_flag {
+	CFQQ_ON_RR,		/* on its class's service tree */
+	CFQQ_SYNC,
+	CFQQ_IDLE_WINDOW,	/* worth idling for its next request */
+	CFQQ_SLICE_STARTED,	/* slice_end is valid */
+	CFQQ_FIFO_SERVED,	/* served its FIFO head this slice */
+	CFQQ_PRIO_CHANGED,	/* ioprio changed while on a tree */
+};
+
+/* One per task io_context (sync) or per (class, level) of a group (async). */
+struct cfq_queue {
+	refcount_t		ref;
+	struct cfq_data		*cfqd;
+	struct list_head	group_node;	/* cfqd->queues */
+	struct cfq_io_cq	*cic;		/* owner of a sync queue, or NULL */
+
+	struct rb_node		rb_node;	/* cfqd->service_tree[class] */
+	u64			rb_key;		/* ns: round-robin position */
+
+	struct rb_root		sort_list;	/* requests by sector */
+	struct list_head	fifo;		/* requests by deadline */
+	struct request		*next_rq;	/* next in sector order */
+	unsigned int		queued;
+	unsigned int		dispatched;	/* in the driver */
+
+	/* Slice, in the group's clock (ns the group has been served). */
+	u64			slice_end;
+	unsigned int		slice_dispatch;
+
+	/* Think time and seek history, for the idle window. */
+	u64			last_end;	/* ns of last completion */
+	u64			ttime_mean;	/* ns, decaying mean */
+	unsigned int		ttime_samples;
+	sector_t		last_pos;	/* end of last request queued */
+	u32			seek_history;
+
+	unsigned short		ioprio;		/* level 0..7 */
+	enum cfq_class		ioclass;
+	unsigned long		flags;
+	pid_t			pid;
+};
+
+/* One per device x group: the group's conventional CFQ. */
+struct cfq_data {
+	struct cfq_meta_data	*cmd;
+	refcount_t		ref;
+	struct list_head	node;		/* cmd->groups */
+	struct cgroup_subsys_state *css;	/* NULL for the root group */
+	char			name[32];	/* cgroup name when created */
+
+	/* Top layer. */
+	struct rb_node		rb_node;	/* cmd->group_tree */
+	bool			on_tree;
+	bool			linked;		/* on cmd->groups */
+	u64			vdisktime;
+	u64			clock;		/* ns served, past turns */
+	u64			turn_start;	/* ns, when this turn began */
+
+	/* Inner layer: per-task CFQ. */
+	struct rb_root_cached	service_tree[CFQ_NR_CLASSES];
+	unsigned int		busy[CFQ_NR_CLASSES];
+	struct cfq_queue	*active_queue;
+	struct cfq_queue	*async_queue[2][IOPRIO_NR_LEVELS];
+	struct cfq_queue	*async_idle_queue;
+	struct list_head	queues;		/* every cfq_queue of the group */
+	unsigned int		nr_queued;
+	unsigned int		in_driver;
+	unsigned int		sync_in_driver;
+
+	/* Statistics (debugfs). */
+	u64			service;	/* ns or I/Os charged */
+	u64			dispatched;
+	u64			turns;
+};
+
+/* One per device: the elevator instance. */
+struct cfq_meta_data {
+	spinlock_t		lock;		/* the one lock, see above */
+	struct request_queue	*queue;
+
+	struct list_head	dispatch;	/* at-head inserts, served first */
+	struct rb_root_cached	group_tree;	/* busy groups by vdisktime */
+	u64			min_vdisktime;
+	struct cfq_data		*active;	/* group being served */
+	struct list_head	groups;		/* every cfq_data */
+	unsigned int		nr_groups;
+	struct cfq_data		root;
+
+	unsigned int		nr_queued;	/* in the scheduler; has_work */
+	bool			waiting;	/* has_work: wait for an event */
+	unsigned int		in_driver;
+	unsigned int		sync_in_driver;
+	unsigned int		nonidle_in_driver;
+	u64			last_completion;
+	u64			last_nonidle;	/* ns, last RT/BE activity */
+	sector_t		last_position;	/* head position */
+
+	struct hrtimer		idle_timer;
+	enum cfq_idle_kind	idling;
+	u64			idle_deadline;	/* ns */
+
+	/* The queue a bio being merged would join (bio_merge context). */
+	struct cfq_queue	*merge_cfqq;
+
+	unsigned int		async_depth;
+	u32			tun[CFQ_NR_TUNABLES];
+};
+
+/* Per io_context x device: the task's sync queue on this device. */
+struct cfq_io_cq {
+	struct io_cq		icq;		/* must be first */
+	struct cfq_queue	*sync_cfqq;
+};
+
+/*
+ * Cgroup adapter.  The scheduler asks; the subsystem answers.  Without
+ * CONFIG_CFQ_CGROUP every task is in the root group.
+ */
+#ifdef CONFIG_CFQ_CGROUP
+/* The current task's group, referenced; NULL for the root group. */
+struct cgroup_subsys_state *cfq_cgroup_get_current(void);
+void cfq_cgroup_get(struct cgroup_subsys_state *css);
+void cfq_cgroup_put(struct cgroup_subsys_state *css);
+/* cfq.ioprio of a group; NULL is the root group. */
+unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css);
+bool cfq_cgroup_is_root(struct cgroup_subsys_state *css);
+/* Removed (rmdir) but still referenced. */
+bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css);
+void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len);
+#else
+static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
+{
+	return NULL;
+}
+
+static inline void cfq_cgroup_get(struct cgroup_subsys_state *css)
+{
+}
+
+static inline void cfq_cgroup_put(struct cgroup_subsys_state *css)
+{
+}
+
+static inline unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css)
+{
+	return CFQ_GROUP_IOPRIO_DEFAULT;
+}
+
+static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
+{
+	return true;
+}
+
+static inline bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
+{
+	return false;
+}
+
+static inline void cfq_cgroup_name(struct cgroup_subsys_state *css,
+				   char *buf, size_t len)
+{
+	strscpy(buf, "/", len);
+}
+#endif
+
+#endif /* _LINUX_CFQ_IOSCHED_H */

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the per-task rules of the cfq elevator.  Included at the
+ * end of block/cfq-queue.c, so static helpers need no export.
+ */
+#include <kunit/test.h>
+
+#define MS	NSEC_PER_MSEC
+
+struct cfq_slice_case {
+	const char	*desc;
+	u64		base;
+	enum cfq_class	ioclass;
+	unsigned int	level;
+	u64		slice;
+};
+
+static const struct cfq_slice_case cfq_slice_cases[] = {
+	{ "sync BE0",  100 * MS, CFQ_CLASS_BE, 0, 180 * MS },
+	{ "sync BE3",  100 * MS, CFQ_CLASS_BE, 3, 120 * MS },
+	{ "sync BE4",  100 * MS, CFQ_CLASS_BE, 4, 100 * MS },
+	{ "sync BE7",  100 * MS, CFQ_CLASS_BE, 7,  40 * MS },
+	{ "sync RT0",  100 * MS, CFQ_CLASS_RT, 0, 180 * MS },
+	{ "sync RT7",  100 * MS, CFQ_CLASS_RT, 7,  40 * MS },
+	{ "sync IDLE", 100 * MS, CFQ_CLASS_IDLE, 0, 40 * MS },
+	{ "async BE0",  40 * MS, CFQ_CLASS_BE, 0,  72 * MS },
+	{ "async BE4",  40 * MS, CFQ_CLASS_BE, 4,  40 * MS },
+	{ "async BE7",  40 * MS, CFQ_CLASS_BE, 7,  16 * MS },
+};
+
+static void cfq_slice_desc(const struct cfq_slice_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cfq_slice, cfq_slice_cases, cfq_slice_desc);
+
+/* base + base/5 * (4 - level): 180:100:40 for levels 0, 4, 7. */
+static void cfq_test_prio_slice(struct kunit *test)
+{
+	const struct cfq_slice_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, cfq_prio_slice(c->base, c->ioclass, c->level),
+			c->slice);
+}
+
+static void cfq_test_scale_slice(struct kunit *test)
+{
+	/* Three queues of 100 ms fit a 300 ms target: unchanged. */
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(180 * MS, 3, 100 * MS,
+					      300 * MS, 16 * MS), 180 * MS);
+	/* Six do not: halved, ratios kept. */
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(180 * MS, 6, 100 * MS,
+					      300 * MS, 16 * MS), 90 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(40 * MS, 6, 100 * MS,
+					      300 * MS, 16 * MS), 20 * MS);
+	/* Never below the floor (2 * slice_idle) ... */
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(100 * MS, 100, 100 * MS,
+					      300 * MS, 16 * MS), 16 * MS);
+	/* ... unless the slice itself is shorter. */
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(10 * MS, 100, 100 * MS,
+					      300 * MS, 16 * MS), 10 * MS);
+}
+
+struct cfq_prio_case {
+	const char	*desc;
+	u16		cls;		/* IOPRIO_CLASS_* */
+	u16		lvl;		/* as ionice -n sets it */
+	int		nice;
+	enum cfq_class	ioclass;
+	unsigned int	level;
+};
+
+static const struct cfq_prio_case cfq_prio_cases[] = {
+	/* No class set: best effort, level (nice + 20) / 5. */
+	{ "nice -20", IOPRIO_CLASS_NONE, 0, -20,
+	  CFQ_CLASS_BE, 0 },
+	{ "nice -1", IOPRIO_CLASS_NONE, 0, -1,
+	  CFQ_CLASS_BE, 3 },
+	{ "nice 0", IOPRIO_CLASS_NONE, 0, 0,
+	  CFQ_CLASS_BE, 4 },
+	{ "nice 5", IOPRIO_CLASS_NONE, 0, 5,
+	  CFQ_CLASS_BE, 5 },
+	{ "nice 19", IOPRIO_CLASS_NONE, 0, 19,
+	  CFQ_CLASS_BE, 7 },
+	/* An explicit class wins over nice. */
+	{ "ionice -c1 -n2", IOPRIO_CLASS_RT, 2, 19,
+	  CFQ_CLASS_RT, 2 },
+	{ "ionice -c2 -n7", IOPRIO_CLASS_BE, 7, -20,
+	  CFQ_CLASS_BE, 7 },
+	{ "ionice -c3", IOPRIO_CLASS_IDLE, 0, 0,
+	  CFQ_CLASS_IDLE, 0 },
+};
+
+static void cfq_prio_desc(const struct cfq_prio_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cfq_prio, cfq_prio_cases, cfq_prio_desc);
+
+static void cfq_test_rq_prio(struct kunit *test)
+{
+	const struct cfq_prio_case *c = test->param_value;
+	enum cfq_class ioclass;
+	unsigned int level;
+
+	cfq_rq_prio(IOPRIO_PRIO_VALUE(c->cls, c->lvl), c->nice, &ioclass,
+		    &level);
+	KUNIT_EXPECT_EQ(test, ioclass, c->ioclass);
+	KUNIT_EXPECT_EQ(test, level, c->level);
+}
+
+static void cfq_test_fifo(struct kunit *test)
+{
+	u64 deadline = 1000 * MS;
+
+	KUNIT_EXPECT_FALSE(test, cfq_fifo_expired(deadline - 1, deadline));
+	KUNIT_EXPECT_TRUE(test, cfq_fifo_expired(deadline, deadline));
+	KUNIT_EXPECT_TRUE(test, cfq_fifo_expired(deadline + 1, deadline));
+	/* Wrap-safe: a deadline just past U64_MAX. */
+	KUNIT_EXPECT_FALSE(test, cfq_fifo_expired(U64_MAX - 5, 10));
+	KUNIT_EXPECT_TRUE(test, cfq_fifo_expired(11, U64_MAX - 5));
+}
+
+/* Head at 1000; back_seek_max 100 sectors, penalty 2. */
+static void cfq_test_prefer_first(struct kunit *test)
+{
+	/* Sync before async, whatever the distance. */
+	KUNIT_EXPECT_TRUE(test, cfq_prefer_first(1000, 9000, true, 1001,
+						 false, 100, 2));
+	/* Forward: the nearer. */
+	KUNIT_EXPECT_TRUE(test, cfq_prefer_first(1000, 1010, true, 1020,
+						 true, 100, 2));
+	/* 30 back costs 60: loses to 50 ahead, beats 70 ahead. */
+	KUNIT_EXPECT_FALSE(test, cfq_prefer_first(1000, 970, true, 1050,
+						  true, 100, 2));
+	KUNIT_EXPECT_TRUE(test, cfq_prefer_first(1000, 970, true, 1070,
+						 true, 100, 2));
+	/* Beyond back_seek_max: only if the other is too. */
+	KUNIT_EXPECT_FALSE(test, cfq_prefer_first(1000, 800, true, 500000,
+						  true, 100, 2));
+	KUNIT_EXPECT_TRUE(test, cfq_prefer_first(1000, 800, true, 850,
+						 true, 100, 2));
+	/* Equal cost: the higher sector (no backward motion). */
+	KUNIT_EXPECT_TRUE(test, cfq_prefer_first(1000, 1010, true, 995,
+						 true, 100, 2));
+}
+
+static void cfq_test_seeky_and_ttime(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, cfq_seeky(0));
+	KUNIT_EXPECT_FALSE(test, cfq_seeky(0xff));	/* 8 of 32 */
+	KUNIT_EXPECT_TRUE(test, cfq_seeky(0x1ff));	/* 9 of 32 */
+	KUNIT_EXPECT_EQ(test, cfq_ttime_update(0, 8 * MS), MS);
+	KUNIT_EXPECT_EQ(test, cfq_ttime_update(8 * MS, 8 * MS), 8 * MS);
+}
+
+/* The per-group round robin orders queues by key, ties in arrival order. */
+static void cfq_test_rr_order(struct kunit *test)
+{
+	struct rb_root_cached root = RB_ROOT_CACHED;
+	struct cfq_queue q[4] = {};
+	static const u64 keys[4] = { 30, 10, 20, 10 };
+	struct rb_node *n;
+	int i, order[4], k = 0;
+
+	for (i = 0; i < 4; i++) {
+		q[i].rb_key = keys[i];
+		rb_add_cached(&q[i].rb_node, &root, cfq_rr_less);
+	}
+	for (n = rb_first_cached(&root); n; n = rb_next(n))
+		order[k++] = rb_entry(n, struct cfq_queue, rb_node) - q;
+	KUNIT_EXPECT_EQ(test, k, 4);
+	KUNIT_EXPECT_EQ(test, order[0], 1);
+	KUNIT_EXPECT_EQ(test, order[1], 3);
+	KUNIT_EXPECT_EQ(test, order[2], 2);
+	KUNIT_EXPECT_EQ(test, order[3], 0);
+}
+
+static struct kunit_case cfq_queue_cases[] = {
+	KUNIT_CASE_PARAM(cfq_test_prio_slice, cfq_slice_gen_params),
+	KUNIT_CASE(cfq_test_scale_slice),
+	KUNIT_CASE_PARAM(cfq_test_rq_prio, cfq_prio_gen_params),
+	KUNIT_CASE(cfq_test_fifo),
+	KUNIT_CASE(cfq_test_prefer_first),
+	KUNIT_CASE(cfq_test_seeky_and_ttime),
+	KUNIT_CASE(cfq_test_rr_order),
+	{}
+};
+
+static struct kunit_suite cfq_queue_suite = {
+	.name = "cfq-queue",
+	.test_cases = cfq_queue_cases,
+};
+
+kunit_test_suite(cfq_queue_suite);
