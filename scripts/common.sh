@@ -31,7 +31,7 @@ note() {
 # the scheduler's files include them.
 new_files() {
 	local d
-	for d in block include; do
+	for d in block include Documentation; do
 		[ -d "$REPO/$d" ] || continue
 		(cd "$REPO" && find "$d" -type f) | while read -r f; do
 			echo "$f $f"
