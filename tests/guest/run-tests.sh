@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Guest side: run guest tests one after another in one boot.
-# Usage: run-tests.sh OUTDIR TEST...   (TEST = name of tests/guest/t/NAME.sh)
+# Usage: run-tests.sh OUTDIR TEST...
+# (TEST = NAME of tests/guest/t/NAME.sh, run by bash, or t/NAME.py, python3)
 # For each test: OUTDIR/NAME.log (its output), NAME.rc (exit status),
 # NAME.dmesg (the kernel messages printed while it ran), NAME.json if the
 # test wrote one (through $RESULT).  The host judges each one.
@@ -10,11 +11,17 @@ shift
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 dmesg -C
+cd /tmp || exit 1
 for t in "$@"; do
 	echo "guest-test: $t" >/dev/console
 	start=$(date +%s.%N)
-	RESULT=$out/$t.json TESTDIR=$here timeout 900 \
-		bash "$here/t/$t.sh" >"$out/$t.log" 2>&1
+	if [ -f "$here/t/$t.py" ]; then
+		cmd=(python3 "$here/t/$t.py")
+	else
+		cmd=(bash "$here/t/$t.sh")
+	fi
+	RESULT=$out/$t.json TESTDIR=$here PYTHONPATH=$here timeout 900 \
+		"${cmd[@]}" >"$out/$t.log" 2>&1
 	rc=$?
 	dmesg -c >"$out/$t.dmesg"
 	echo "$rc" >"$out/$t.rc"

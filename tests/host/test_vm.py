@@ -11,7 +11,8 @@ from harness import bench, report, splat, vm
 pytestmark = pytest.mark.vm
 
 # Guest tests (tests/guest/t/NAME.sh) run in one boot, in this order.
-GUEST_TESTS = ['env', 'fio-json']
+GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
+               'cfq-prio', 'cfq-dd', 'cfq-switch']
 
 
 @pytest.fixture(scope='module')

@@ -3,7 +3,8 @@
 . "$TESTDIR/lib.sh"
 
 for opt in BLK_CGROUP IOSCHED_BFQ BFQ_GROUP_IOSCHED MQ_IOSCHED_DEADLINE \
-	BLK_DEV_NULL_BLK SCSI_DEBUG KUNIT LKDTM; do
+	BLK_DEV_NULL_BLK SCSI_DEBUG KUNIT LKDTM IOSCHED_CFQ CFQ_CGROUP \
+	CFQ_KUNIT_TEST; do
 	zcat /proc/config.gz | grep -qx "CONFIG_$opt=y" || fail "CONFIG_$opt not built in"
 done
 echo "ok: config"
@@ -14,7 +15,7 @@ for t in fio ionice python3 sfdisk; do
 done
 nullb_create envtest irqmode=0 size=64
 grep -q . /sys/block/envtest/queue/scheduler || fail "no scheduler file"
-for s in none mq-deadline bfq; do
+for s in none mq-deadline bfq cfq; do
 	echo $s >/sys/block/envtest/queue/scheduler || fail "cannot select $s"
 	expect_eq "scheduler after selecting $s" "$(active_sched envtest)" "$s"
 done

@@ -6,7 +6,7 @@
 nullb_create fiotest irqmode=0 size=256
 echo '{' >"$RESULT.tmp"
 sep=
-for s in none mq-deadline bfq; do
+for s in none mq-deadline bfq cfq; do
 	echo $s >/sys/block/fiotest/queue/scheduler
 	fio --output-format=json --eta=never --name=j --filename=/dev/fiotest \
 		--direct=1 --rw=randread --bs=4k --time_based --runtime=3 \

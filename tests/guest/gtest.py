@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for guest tests written in Python: devices, fio runs with
+per-I/O logs, shares over time windows.  A test fails by raising."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+from harness import fio as fiolib  # noqa: E402
+import devices  # noqa: E402
+
+RESULT = os.environ.get('RESULT', '/tmp/result.json')
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+    print(f'ok: {msg}', flush=True)
+
+
+def nullb(name, **attrs):
+    """A cfq-scheduled null_blk disk; the default is the emulated disk:
+    1 ms per I/O, depth 1, rotational."""
+    prof = {'irqmode': 2, 'completion_nsec': 1000000, 'hw_queue_depth': 1,
+            'rotational': 1, 'nr_requests': 128}
+    prof.update(attrs)
+    dev = devices.make_null_blk(name, prof,
+                                memory_backed=prof.get('memory_backed', 0),
+                                size_mb=prof.get('size_mb', 4096))
+    dev.set_scheduler(prof.get('sched', 'cfq'))
+    return dev
+
+
+class Fio:
+    """One fio run with one job section per entry of `jobs` (dicts of fio
+    options); every I/O is logged with its completion time."""
+
+    def __init__(self, name, filename, jobs, runtime, **glob_opts):
+        self.dir = f'/tmp/fio-{name}'
+        subprocess.run(['rm', '-rf', self.dir], check=True)
+        os.makedirs(self.dir)
+        lines = ['[global]', f'filename={filename}', 'ioengine=psync',
+                 'direct=1', 'time_based=1', f'runtime={runtime}',
+                 'log_unix_epoch=1', 'randrepeat=0']
+        lines += [f'{k}={v}' for k, v in glob_opts.items()]
+        for i, job in enumerate(jobs):
+            lines += [f'[j{i}]', f'write_iops_log={self.dir}/j{i}']
+            lines += [f'{k}={v}' for k, v in job.items()]
+        self.njobs = len(jobs)
+        with open(f'{self.dir}/job.fio', 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        self.proc = subprocess.Popen(
+            ['fio', '--output-format=json', '--eta=never',
+             f'{self.dir}/job.fio'], stdout=subprocess.PIPE, text=True)
+        self.started = time.time()
+
+    def worker_pids(self, timeout=10):
+        """The fio worker processes, in job order (fio forks them in
+        order; their pids increase)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            pids = sorted(children(self.proc.pid))
+            if len(pids) >= self.njobs:
+                return pids[:self.njobs]
+            time.sleep(0.05)
+        raise AssertionError(f'fio workers did not start: {pids}')
+
+    def wait(self):
+        out, _ = self.proc.communicate()
+        check(self.proc.returncode == 0, 'fio completed without error')
+        self.report = fiolib.parse_json(out)
+        self.logs = [fiolib.read_iops_log(p)
+                     for i in range(self.njobs)
+                     for p in glob.glob(f'{self.dir}/j{i}_iops.*.log')]
+        return self
+
+    def ios(self, t0, t1):
+        """I/Os per job completed in (t0, t1], seconds after start."""
+        w = (int((self.started + t0) * 1000), int((self.started + t1) * 1000))
+        return [sum(fiolib.ios_in_window(s, w).values()) for s in self.logs]
+
+
+def children(ppid):
+    """Pids whose parent is ppid (from /proc/*/stat: field 4)."""
+    out = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f'/proc/{d}/stat') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if int(stat.rsplit(')', 1)[1].split()[1]) == ppid:
+            out.append(int(d))
+    return out
+
+
+def shares(counts):
+    total = sum(counts)
+    return [100.0 * c / total if total else 0.0 for c in counts]
+
+
+def save(obj):
+    with open(RESULT, 'w') as f:
+        json.dump(obj, f, indent=1)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# cfq's debugfs state and block-trace messages show its decisions (the
+# kernel's blk tracer, which carries blk_add_trace_msg() notes).
+. "$TESTDIR/lib.sh"
+
+nullb_create dbgtest irqmode=2 completion_nsec=1000000 hw_queue_depth=1 size=256
+echo cfq >/sys/block/dbgtest/queue/scheduler
+echo 1 >/sys/block/dbgtest/queue/rotational
+sched=/sys/kernel/debug/block/dbgtest/sched
+grep -q '^active_group -$' "$sched/state" || fail "idle device has an active group"
+grep -q '^mode time$' "$sched/state" || fail "rotational device not in time mode"
+
+echo 1 >/sys/block/dbgtest/trace/enable
+echo blk >/sys/kernel/tracing/current_tracer
+fio --name=r --filename=/dev/dbgtest --direct=1 --rw=read --bs=4k \
+	--time_based --runtime=2 --ioengine=psync --eta=never \
+	--output-format=json >/dev/null &
+fpid=$!
+for i in $(seq 50); do
+	grep -q '^active_group /$' "$sched/state" && break
+	sleep 0.1
+done
+grep -q '^active_group /$' "$sched/state" || { cat "$sched/state"; fail "no active group while reading"; }
+grep -q '^active_queue pid [0-9]* sync class B level 4' "$sched/state" ||
+	{ cat "$sched/state"; fail "no active sync BE4 queue"; }
+grep -q '^/ weight 4 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
+wait $fpid || fail "fio"
+cp /sys/kernel/tracing/trace /tmp/trace.txt
+echo nop >/sys/kernel/tracing/current_tracer
+echo 0 >/sys/block/dbgtest/trace/enable
+for msg in "slice activated" "slice of" "slice expired" "turn start"; do
+	grep -q "cfq.*$msg" /tmp/trace.txt || { head -50 /tmp/trace.txt; fail "blktrace lacks '$msg'"; }
+done
+grep -q 'cfq[0-9]*SB4 \[/\] slice activated' /tmp/trace.txt ||
+	fail "queue messages do not name the task, class, level and group"
+echo "ok: $(grep -c 'cfq' /tmp/trace.txt) cfq messages in the trace"
+echo 0 >/sys/block/dbgtest/queue/rotational
+grep -q '^mode iops$' "$sched/state" || fail "non-rotational device not in iops mode"
+echo none >/sys/block/dbgtest/queue/scheduler
+nullb_remove dbgtest
