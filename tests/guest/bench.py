@@ -28,36 +28,58 @@ import devices  # noqa: E402
 
 CG2 = '/sys/fs/cgroup'
 BENCH_CG = f'{CG2}/cfqbench'
+CFQ_CG = '/dev/cgroup'	# the RFC's mount point for the cfq hierarchy
 WORK = '/tmp/bench'
 SETTLE_S = 1.0
 IOPRIO_CLASS = {'rt': 1, 'be': 2, 'idle': 3}
 
 
+def mount_cfq_hierarchy():
+    """The cfq cgroup v1 hierarchy, mounted as the RFC does."""
+    if os.path.ismount(CFQ_CG):
+        return
+    os.makedirs(CFQ_CG, exist_ok=True)
+    subprocess.run(['mount', '-t', 'cgroup', '-o', 'cfq', 'cfq', CFQ_CG],
+                   check=True)
+
+
 def setup_cgroups(case, peer):
-    """One v2 cgroup per group; weights for the peers that use them."""
+    """One group per case group: a v2 cgroup (io.bfq.weight for bfq) and,
+    for cfq, a v1 cfq cgroup with cfq.ioprio.  Returns, per group, the
+    files a shell writes its pid to, to join the group."""
     teardown_cgroups()
     devices.write(f'{CG2}/cgroup.subtree_control', '+io')
     os.mkdir(BENCH_CG)
     devices.write(f'{BENCH_CG}/cgroup.subtree_control', '+io')
-    paths = []
+    if peer['group'] == 'cfq':
+        mount_cfq_hierarchy()
+    joins = []
     for g in case.groups:
         path = f'{BENCH_CG}/{g.name}'
         os.mkdir(path)
+        join = [f'{path}/cgroup.procs']
         if peer['group'] == 'bfq':
             devices.write(f'{path}/io.bfq.weight',
                           shares.bfq_weight(g.ioprio))
-        paths.append(path)
-    return paths
+        if peer['group'] == 'cfq':
+            v1 = f'{CFQ_CG}/bench-{g.name}'
+            os.mkdir(v1)
+            devices.write(f'{v1}/cfq.ioprio', g.ioprio)
+            join.append(f'{v1}/tasks')
+        joins.append(join)
+    return joins
 
 
 def teardown_cgroups():
-    if not os.path.isdir(BENCH_CG):
-        return
-    for name in os.listdir(BENCH_CG):
-        path = f'{BENCH_CG}/{name}'
-        if os.path.isdir(path):
-            os.rmdir(path)
-    os.rmdir(BENCH_CG)
+    dirs = []
+    if os.path.isdir(BENCH_CG):
+        dirs += [f'{BENCH_CG}/{n}' for n in os.listdir(BENCH_CG)
+                 if os.path.isdir(f'{BENCH_CG}/{n}')] + [BENCH_CG]
+    if os.path.ismount(CFQ_CG):
+        dirs += [f'{CFQ_CG}/{n}' for n in os.listdir(CFQ_CG)
+                 if n.startswith('bench-')]
+    for d in dirs:
+        os.rmdir(d)
 
 
 def fio_jobfile(case, gi, target, base, size, runtime, logdir):
@@ -76,8 +98,9 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir):
     for j, t in enumerate(group.tasks):
         lines += [f'[t{j}]', 'new_group', f'rw={t.rw}', f'bs={t.bs}',
                   f'direct={int(t.direct)}', f'numjobs={t.n}',
-                  f'offset={base + first * slot}',
-                  f'write_iops_log={logdir}/g{gi}t{j}']
+                  f'offset={base + first * slot}']
+        if case.count == 'log':
+            lines.append(f'write_iops_log={logdir}/g{gi}t{j}')
         if t.rw in ('rw', 'randrw'):
             lines.append('rwmixread=50')
         if t.ioclass:
@@ -96,7 +119,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     os.makedirs(logdir)
     os.makedirs(out, exist_ok=True)
     dev.set_scheduler(peer['elevator'], peer.get('iosched'))
-    cgroups = setup_cgroups(case, peer)
+    joins = setup_cgroups(case, peer)
     procs = []
     launched = time.time()
     for gi in range(len(case.groups)):
@@ -112,12 +135,13 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         with open(jobpath, 'w') as f:
             f.write(job)
         shutil.copy(jobpath, f'{out}/g{gi}.fio')
-        cmd = (f'echo $$ > {cgroups[gi]}/cgroup.procs && exec fio '
-               f'--output-format=json --eta=never {jobpath}')
+        join = ' && '.join(f'echo $$ > {f}' for f in joins[gi])
+        cmd = (f'{join} && exec fio --output-format=json --eta=never '
+               f'{jobpath}')
         procs.append(subprocess.Popen(
             ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),
             stderr=open(f'{out}/g{gi}.err', 'w')))
-    window = measure_window(case, cgroups, launched, runtime)
+    window = measure_window(case, [j[0] for j in joins], launched, runtime)
     codes = [p.wait() for p in procs]
     elapsed = time.time() - launched
     teardown_cgroups()
@@ -126,15 +150,14 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     return summarize(case, out, logdir, window, elapsed)
 
 
-def measure_window(case, cgroups, launched, runtime):
+def measure_window(case, procs_files, launched, runtime):
     """(t0, t1) in epoch ms: t0 once every fio worker of every group
     exists (plus SETTLE_S), t1 before the earliest a job can stop (each
     job runs `runtime` seconds from its own start, after its launch)."""
     want = [1 + sum(t.n for t in g.tasks) for g in case.groups]
     deadline = time.monotonic() + runtime / 2
     while True:
-        have = [len(devices.read(f'{cg}/cgroup.procs').split())
-                for cg in cgroups]
+        have = [len(devices.read(f).split()) for f in procs_files]
         if all(h >= w for h, w in zip(have, want)):
             break
         if time.monotonic() > deadline:
@@ -151,6 +174,8 @@ def measure_window(case, cgroups, launched, runtime):
 def summarize(case, out, logdir, window, elapsed):
     reports = [fio.load_json_file(f'{out}/g{gi}.json')
                for gi in range(len(case.groups))]
+    if case.count == 'total':
+        return summarize_totals(case, reports, elapsed)
     prefixes = {(gi, j): f'{logdir}/g{gi}t{j}'
                 for gi, g in enumerate(case.groups)
                 for j in range(len(g.tasks))}
@@ -178,6 +203,26 @@ def summarize(case, out, logdir, window, elapsed):
                       'total_ios_run': sum(sum(fio.job_ios(j).values())
                                            for j in jobs)})
     secs = (window[1] - window[0]) / 1000.0
+    total = sum(u['ios'] for u in units)
+    return {'window_s': secs, 'elapsed_s': elapsed, 'units': units,
+            'total_ios': total, 'iops': total / secs if secs else 0.0,
+            'shares': shares.percentages([u['ios'] for u in units])}
+
+
+def summarize_totals(case, reports, elapsed):
+    """Shares and IOPS from fio's own totals and runtimes."""
+    units = []
+    secs = 0.0
+    for label, gi, tj in case.units():
+        jobs = [job for job in reports[gi]['jobs']
+                if tj is None or job['jobname'] == f't{tj}']
+        rd = sum(j['read']['total_ios'] for j in jobs)
+        wr = sum(j['write']['total_ios'] for j in jobs)
+        secs = max([secs] + [j['job_runtime'] / 1000.0 for j in jobs])
+        p99 = [v for v in (fio.job_p99_ms(j) for j in jobs) if v is not None]
+        units.append({'label': label, 'read_ios': rd, 'write_ios': wr,
+                      'ios': rd + wr, 'p99_ms': max(p99) if p99 else None,
+                      'total_ios_run': rd + wr})
     total = sum(u['ios'] for u in units)
     return {'window_s': secs, 'elapsed_s': elapsed, 'units': units,
             'total_ios': total, 'iops': total / secs if secs else 0.0,

@@ -114,8 +114,11 @@ def make_scsi_debug(prof):
     parts = [f'/dev/{disk}{i + 1}' for i in range(nparts)]
     for p in parts:
         wait_for(p)
-    write(f'{SDEBUG}/ndelay', prof['ndelay'])
-    write(f'{SDEBUG}/max_queue', prof['max_queue'])
+    for key in ('ndelay', 'max_queue'):
+        got = int(read(f'{SDEBUG}/{key}'))
+        if got != prof[key]:
+            raise RuntimeError(f'scsi_debug {key} is {got}, the profile '
+                               f'wants {prof[key]} (a boot parameter)')
     return Device(disk, parts, prof.get('nr_requests'), prof['rotational'])
 
 

@@ -17,7 +17,15 @@ from harness import experiments, report, vm
 OVERHEAD_S = 10
 # Backing store for the scsi_debug disk that carries the partitioned
 # profile (null_blk disks cannot be partitioned).
-SCSI_DEBUG_ARGS = ['scsi_debug.dev_size_mb=192']
+SCSI_DEBUG_MB = 192
+
+
+def scsi_debug_args(prof):
+    """scsi_debug's queue depth can only be set before it adds its host,
+    so the profile's parameters go on the kernel command line."""
+    return [f'scsi_debug.dev_size_mb={SCSI_DEBUG_MB}',
+            f'scsi_debug.max_queue={prof["max_queue"]}',
+            f'scsi_debug.ndelay={prof["ndelay"]}']
 
 
 def plan(args):
@@ -25,14 +33,15 @@ def plan(args):
     profiles = experiments.load_toml('profiles.toml')
     peers = args.peer or list(experiments.load_toml('peers.toml'))
     runs = 0
-    need_scsi = False
+    append = []
     for c in cases:
         for p in c.profiles:
             if args.profile and p not in args.profile:
                 continue
             runs += len(peers) * args.runs
-            need_scsi |= profiles[p]['kind'] == 'scsi_debug'
-    return cases, runs, need_scsi
+            if profiles[p]['kind'] == 'scsi_debug':
+                append = scsi_debug_args(profiles[p])
+    return cases, runs, append
 
 
 def guest_command(args):
@@ -63,7 +72,7 @@ def main(argv=None):
     ap.add_argument('--seed-style', action='store_true')
     args = ap.parse_args(argv)
 
-    _, nruns, need_scsi = plan(args)
+    _, nruns, append = plan(args)
     if not nruns:
         print('bench: nothing to run', file=sys.stderr)
         return 1
@@ -71,8 +80,7 @@ def main(argv=None):
     print(f'bench: {nruns} measurements of {args.runtime}s '
           f'(VM timeout {timeout}s)', file=sys.stderr)
     res = vm.run(args.kernel, guest_command(args), args.out,
-                 timeout=timeout, mem='3G',
-                 append=SCSI_DEBUG_ARGS if need_scsi else ())
+                 timeout=timeout, mem='3G', append=append)
     if not res.ok:
         with open(f'{args.out}/job.log', errors='replace') as f:
             sys.stderr.write(f.read()[-3000:])

@@ -9,7 +9,9 @@ every group) or `tasks` (one list per group).  A task is
 {n, rw, bs="4k", class, level, direct=true}: n fio processes.
 `by` is "group" (default: shares of the groups, target from weights 8 - p)
 or "task" (shares of the task entries, target from CFQ's slice ratio).
-`quick = true` puts the case in the CI set.
+`quick = true` puts the case in the CI set.  `count = "total"` counts
+fio's totals instead of per-I/O logs (for CPU-bound runs, where the logs
+would cost more than what is measured).
 """
 import glob
 import os
@@ -60,6 +62,7 @@ class Case:
     partitions: bool = False
     quick: bool = False
     target: list = None
+    count: str = 'log'
 
     @property
     def key(self):
@@ -127,7 +130,10 @@ def load_file(path, scale=1.0):
                     profiles=list(c.get('profiles', doc['profiles'])),
                     groups=groups, by=c.get('by', 'group'),
                     partitions=doc.get('partitions', False),
-                    quick=c.get('quick', False), target=c.get('target'))
+                    quick=c.get('quick', False), target=c.get('target'),
+                    count=doc.get('count', 'log'))
+        if case.count not in ('log', 'total'):
+            raise ValueError(f'{case.key}: count must be log or total')
         if case.by not in ('group', 'task'):
             raise ValueError(f'{case.key}: by must be group or task')
         if case.target is None:

@@ -8,7 +8,7 @@ def test_all_six_seed_experiments_load():
     cases = experiments.load_all()
     exps = sorted({c.exp for c in cases})
     assert exps == ['1-rfc-test1', '2-rfc-test2', '3-procs', '4-dd',
-                    '5-partitions', '6-dm-ioband']
+                    '5-partitions', '6-dm-ioband', '7-cpu-cost']
     profiles = experiments.load_toml('profiles.toml')
     for c in cases:
         assert c.profiles and all(p in profiles for p in c.profiles)
@@ -36,7 +36,8 @@ def test_scale_keeps_proportions():
 def test_quick_set():
     quick = experiments.load_all(quick=True)
     assert quick and all(c.quick for c in quick)
-    assert {c.exp for c in quick} == {'1-rfc-test1', '4-dd'}
+    assert {c.exp for c in quick} == {'1-rfc-test1', '4-dd', '7-cpu-cost'}
+    assert {c.count for c in quick} == {'log', 'total'}
 
 
 def test_bad_definitions_are_rejected(tmp_path):
