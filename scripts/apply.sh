@@ -20,12 +20,37 @@ stamp=$state/series.sha
 want=$(cat "$REPO/series" $(sed -e 's/#.*//' -e '/^\s*$/d' \
 	-e "s|^|$REPO/patches/|" "$REPO/series") </dev/null | sha256sum)
 
-# quilt prefers the series recorded in .pc over QUILT_SERIES: drop stale
-# metadata with nothing applied, refuse a tree patched by another series.
+# Undo whatever quilt applied, from the backups in .pc alone: the
+# checkout that applied it may be gone.  quilt keeps a copy of each file
+# before each patch; an empty copy stands for a file the patch created.
+restore_from_pc() {
+	local p f
+	tac .pc/applied-patches | while read -r p; do
+		(cd ".pc/$p" && find . -type f ! -name .timestamp) | while read -r f; do
+			if [ -s ".pc/$p/$f" ]; then
+				cp ".pc/$p/$f" "$f"
+			else
+				rm -f "$f"
+			fi
+		done
+	done
+	rm -rf .pc "$stamp"
+}
+
+# quilt prefers the series recorded in .pc over QUILT_SERIES.  Another
+# checkout of this project (a CI clone) may have patched the shared tree:
+# adopt its state when the series content is the same, else undo it.
 if [ -d .pc ] && [ ! -s .pc/applied-patches ]; then
 	rm -rf .pc
 elif [ -d .pc ] && [ "$(cat .pc/.quilt_series)" != "$QUILT_SERIES" ]; then
-	die "$tree has patches of another series ($(cat .pc/.quilt_series)) applied"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+		note "adopting the tree patched from $(cat .pc/.quilt_series)"
+		echo "$QUILT_SERIES" >.pc/.quilt_series
+		echo "$QUILT_PATCHES" >.pc/.quilt_patches
+	else
+		note "undoing the series applied from $(cat .pc/.quilt_series)"
+		restore_from_pc
+	fi
 fi
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 	if [ -d .pc ] && quilt applied >/dev/null 2>&1; then
