@@ -111,7 +111,11 @@ struct cgroup_subsys cfq_cgrp_subsys = {
 
 struct cgroup_subsys_state *cfq_cgroup_get_current(void)
 {
-	struct cgroup_subsys_state *css = task_get_css(current, cfq_cgrp_id);
+	struct cgroup_subsys_state *css;
+
+	if (task_css_is_root(current, cfq_cgrp_id))
+		return NULL;	/* no reference needed, none taken */
+	css = task_get_css(current, cfq_cgrp_id);
 
 	if (!css->parent) {
 		css_put(css);	/* the root group needs no reference */
@@ -137,6 +141,16 @@ unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css)
 	struct cfq_cgroup *cfqcg = css ? css_cfqcg(css) : cfq_root_cgroup;
 
 	return READ_ONCE(cfqcg->ioprio);
+}
+
+unsigned int cfq_cgroup_current_ioprio(void)
+{
+	unsigned int ioprio;
+
+	rcu_read_lock();
+	ioprio = READ_ONCE(css_cfqcg(task_css(current, cfq_cgrp_id))->ioprio);
+	rcu_read_unlock();
+	return ioprio;
 }
 
 bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)

@@ -49,6 +49,23 @@ u64 cfq_vtime_charge(u64 service, unsigned int weight)
 	return div_u64(service * CFQ_GROUP_WEIGHT_DEFAULT, max(weight, 1U));
 }
 
+/*
+ * Scheduler tags a request may use (see cfq_limit_depth()): the group's
+ * part by weight against the heaviest busy group (@max_weight, 0 when
+ * none is busy), 3/4 of that for async requests and writes, at least 1.
+ */
+unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
+			   unsigned int max_weight, bool async)
+{
+	unsigned int share = depth;
+
+	if (weight < max_weight)
+		share = share * weight / max_weight;
+	if (async)
+		share = share * 3 / 4;
+	return max(share, 1U);
+}
+
 bool cfq_vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
@@ -128,12 +145,16 @@ void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	lockdep_assert_held(&cmd->lock);
 
 	cfqd->service += service;
+	cfqd->vdisktime += cfq_vtime_charge(service, weight);
 	if (cfqd->on_tree) {
-		rb_erase_cached(&cfqd->rb_node, &cmd->group_tree);
-		cfqd->vdisktime += cfq_vtime_charge(service, weight);
-		rb_add_cached(&cfqd->rb_node, &cmd->group_tree, cfq_gst_less);
-	} else {
-		cfqd->vdisktime += cfq_vtime_charge(service, weight);
+		struct cfq_data *next = cfq_gst_next(cfqd);
+
+		/* The key only grows: re-sort only if it passed the next. */
+		if (next && cfq_vtime_before(next->vdisktime, cfqd->vdisktime)) {
+			rb_erase_cached(&cfqd->rb_node, &cmd->group_tree);
+			rb_add_cached(&cfqd->rb_node, &cmd->group_tree,
+				      cfq_gst_less);
+		}
 	}
 }
 
@@ -168,6 +189,38 @@ void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 void cfq_group_get(struct cfq_data *cfqd)
 {
 	refcount_inc(&cfqd->ref);
+}
+
+/* @cfqd has its first request queued: it competes for the device. */
+void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	unsigned int weight = cfq_group_weight(cfqd);
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfq_gst_add(cmd, cfqd);
+	if (weight > cmd->max_weight)
+		WRITE_ONCE(cmd->max_weight, weight);
+	if (weight < cmd->min_weight || !cmd->min_weight)
+		WRITE_ONCE(cmd->min_weight, weight);
+}
+
+/*
+ * The heaviest and lightest busy groups' weights, for cfq_limit_depth();
+ * 0 when none is busy.
+ */
+static void cfq_group_update_weights(struct cfq_meta_data *cmd)
+{
+	unsigned int max = 0, min = 0, w;
+	struct cfq_data *cfqd;
+
+	for (cfqd = cfq_gst_first(cmd); cfqd; cfqd = cfq_gst_next(cfqd)) {
+		w = cfq_group_weight(cfqd);
+		max = max(max, w);
+		min = min ? min(min, w) : w;
+	}
+	WRITE_ONCE(cmd->max_weight, max);
+	WRITE_ONCE(cmd->min_weight, min);
 }
 
 void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
@@ -268,6 +321,7 @@ void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	cfqd->clock += now - cfqd->turn_start;
 	cmd->active = NULL;
 	cfq_gst_update_min(cmd);
+	cfq_group_update_weights(cmd);
 	cfq_log_cfqd(cmd, cfqd, "turn end, vdisktime %llu, %u queued",
 		     cfqd->vdisktime, cfqd->nr_queued);
 	cfq_group_reap(cmd);
@@ -309,10 +363,25 @@ bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	return false;
 }
 
+/* Does every other busy group have @cfqd's weight? */
+static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
+				   struct cfq_data *cfqd)
+{
+	unsigned int weight = cfq_group_weight(cfqd);
+	struct cfq_data *g;
+
+	for (g = cfq_gst_first(cmd); g; g = cfq_gst_next(g))
+		if (g != cfqd && cfq_group_weight(g) != weight)
+			return false;
+	return true;
+}
+
 bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 			   struct cfq_data *cfqd)
 {
-	return cmd->tun[CFQ_GROUP_IDLE] && cfq_others_waiting(cmd, cfqd);
+	return cmd->tun[CFQ_GROUP_IDLE] && cfq_others_waiting(cmd, cfqd) &&
+	       !cfq_tags_full(cmd) &&
+	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
 }
 
 /* Release a group's queues and drop the group's existence reference. */

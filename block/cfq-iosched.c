@@ -75,19 +75,11 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	[CFQ_GROUP_SLICE]	= { "group_slice",	 100,	1, 10000, true },
 	/* 0: auto (time if rotational, else I/O count), 1: time, 2: I/Os. */
 	[CFQ_SERVICE_MODE]	= { "service_mode",	 0,	0, 2 },
+	/* Scale a group's scheduler tags by its weight (see limit_depth). */
+	[CFQ_GROUP_DEPTH]	= { "group_depth",	 1,	0, 1 },
+	/* Non-rotational: no idling for a queue or group among equals. */
+	[CFQ_EQUAL_NOIDLE]	= { "equal_noidle",	 1,	0, 1 },
 };
-
-static bool cfq_iops_mode(struct cfq_meta_data *cmd)
-{
-	switch (cmd->tun[CFQ_SERVICE_MODE]) {
-	case CFQ_SERVICE_TIME:
-		return false;
-	case CFQ_SERVICE_IOPS:
-		return true;
-	default:
-		return blk_queue_nonrot(cmd->queue);
-	}
-}
 
 /* ---------------------------------------------------------------------
  * Dispatch
@@ -412,13 +404,40 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 }
 
 /*
+ * The submitter's io_cq for @q with a reference on its io_context, as
+ * ioc_find_get_icq() gives it, without q->queue_lock in the common case:
+ * the io_context's lookup hint already points at it.  The hint is read
+ * under RCU; the icq stays valid afterwards because current holds its own
+ * io_context (so it is not released) and the queue cannot be torn down
+ * (ioc_clear_queue() runs on a frozen queue, and we allocate a request).
+ */
+static struct io_cq *cfq_find_get_icq(struct request_queue *q)
+{
+	struct io_context *ioc = current->io_context;
+	struct io_cq *icq;
+
+	if (ioc) {
+		rcu_read_lock();
+		icq = rcu_dereference(ioc->icq_hint);
+		if (icq && icq->q == q && !(icq->flags & ICQ_DESTROYED)) {
+			/* get_io_context() is private to blk-ioc.c */
+			atomic_long_inc(&ioc->refcount);
+			rcu_read_unlock();
+			return icq;
+		}
+		rcu_read_unlock();
+	}
+	return ioc_find_get_icq(q);
+}
+
+/*
  * Called from blk_mq_rq_ctx_init() in the submitter's context, before the
  * bio is attached.  Queue assignment waits for insertion (see BFQ's note
  * on bfq_init_rq()): a prepared request can still be freed unseen.
  */
 static void cfq_prepare_request(struct request *rq)
 {
-	rq->elv.icq = ioc_find_get_icq(rq->q);
+	rq->elv.icq = cfq_find_get_icq(rq->q);
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = cfq_cgroup_get_current();
 }
@@ -434,10 +453,13 @@ static void cfq_finish_request(struct request *rq)
 	unsigned long flags;
 
 	if (cfqq) {
-		spin_lock_irqsave(&cmd->lock, flags);
 		WARN_ON_ONCE(!list_empty(&rq->queuelist));
-		cfq_queue_put(cmd, cfqq);
-		spin_unlock_irqrestore(&cmd->lock, flags);
+		/* Only the last reference needs the lock (to free). */
+		if (!refcount_dec_not_one(&cfqq->ref)) {
+			spin_lock_irqsave(&cmd->lock, flags);
+			cfq_queue_put(cmd, cfqq);
+			spin_unlock_irqrestore(&cmd->lock, flags);
+		}
 		rq->elv.priv[0] = NULL;
 	} else {
 		cfq_cgroup_put(RQ_CSS(rq));	/* never inserted */
@@ -470,8 +492,8 @@ static void cfq_completion_idle(struct cfq_meta_data *cmd,
 		return;
 	}
 	if (!cfqd->nr_queued && !cfqd->in_driver &&
-	    test_bit(CFQQ_SYNC, &cfqq->flags) && cmd->tun[CFQ_GROUP_IDLE] &&
-	    cfq_others_waiting(cmd, cfqd))
+	    test_bit(CFQQ_SYNC, &cfqq->flags) &&
+	    cfq_group_should_idle(cmd, cfqd))
 		cfq_idle_arm(cmd, CFQ_IDLE_GROUP, now,
 			     cfq_tun_ns(cmd, CFQ_GROUP_IDLE));
 }
@@ -605,9 +627,19 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 
 	if (!current->io_context)
 		return false;
-	spin_lock_irqsave(&q->queue_lock, flags);
-	icq = ioc_lookup_icq(q);
-	spin_unlock_irqrestore(&q->queue_lock, flags);
+	/*
+	 * The io_cq: usually the io_context's lookup hint, valid under RCU
+	 * (an icq is freed after an RCU grace period, and once exited its
+	 * sync_cfqq, read under our lock below, is NULL); else the locked
+	 * lookup.
+	 */
+	rcu_read_lock();
+	icq = rcu_dereference(current->io_context->icq_hint);
+	if (!icq || icq->q != q) {
+		spin_lock_irqsave(&q->queue_lock, flags);
+		icq = ioc_lookup_icq(q);
+		spin_unlock_irqrestore(&q->queue_lock, flags);
+	}
 	if (icq)
 		cic = icq_to_cic(icq);
 	if (!op_is_sync(bio->bi_opf))
@@ -634,6 +666,7 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 		cmd->merge_cfqq = NULL;
 	}
 	spin_unlock_irq(&cmd->lock);
+	rcu_read_unlock();
 
 	cfq_cgroup_put(css);
 	if (free)
@@ -733,28 +766,48 @@ static void cfq_exit_icq(struct io_cq *icq)
 
 /*
  * Called from blk_mq_get_new_requests() before a tag is taken, in the
- * submitter's context.  Async requests and writes may use only part of the
- * scheduler tags, so that they cannot starve sync reads of tags.
+ * submitter's context, without our lock.  A request waits in the
+ * scheduler holding a tag, so whoever holds the tags decides what the
+ * scheduler can choose from: async requests and writes get 3/4 of them,
+ * so they cannot starve sync reads; and (group_depth) a group gets the
+ * part of them its weight has against the heaviest busy group, so that
+ * the requests of light groups, which wait longest, cannot fill the tags
+ * and leave a heavy group's tasks waiting for a tag instead of for us.
  */
 static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfq_meta_data *cmd = data->q->elevator->elevator_data;
+	unsigned int max_weight = READ_ONCE(cmd->max_weight);
+	unsigned int depth = READ_ONCE(cmd->depth), weight = max_weight;
+	bool async = !op_is_sync(opf) || op_is_write(opf);
+	unsigned int share;
 
-	if (op_is_sync(opf) && !op_is_write(opf))
+	/*
+	 * While the busy groups have one weight, nobody's share is cut and
+	 * the submitter's group need not be looked up: a lighter group gets
+	 * its cut from its first request on.
+	 */
+	if (READ_ONCE(cmd->tun[CFQ_GROUP_DEPTH]) &&
+	    READ_ONCE(cmd->min_weight) < max_weight)
+		weight = cfq_ioprio_to_weight(cfq_cgroup_current_ioprio());
+	else if (!async)
 		return;
-	data->shallow_depth = READ_ONCE(cmd->async_depth);
+	share = cfq_tag_share(depth, weight, max_weight, async);
+	if (share < depth)
+		data->shallow_depth = share;
 }
 
-/* Called when nr_requests changes, and from init_hctx. */
+/*
+ * Called from blk_mq_update_nr_requests() when nr_requests changes, and
+ * from init_hctx.  shallow_depth counts against the whole tag depth.
+ */
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
-	unsigned int word = 1U << bt->sb.shift;
 
-	/* shallow_depth counts per sbitmap word: 3/4 of each word. */
-	WRITE_ONCE(cmd->async_depth, max(1U, word * 3 / 4));
-	sbitmap_queue_min_shallow_depth(bt, cmd->async_depth);
+	WRITE_ONCE(cmd->depth, bt->sb.depth);
+	sbitmap_queue_min_shallow_depth(bt, 1);
 }
 
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
@@ -884,6 +937,8 @@ CFQ_ATTR(CFQ_LOW_LATENCY, low_latency)
 CFQ_ATTR(CFQ_TARGET_LATENCY, target_latency)
 CFQ_ATTR(CFQ_GROUP_SLICE, group_slice)
 CFQ_ATTR(CFQ_SERVICE_MODE, service_mode)
+CFQ_ATTR(CFQ_GROUP_DEPTH, group_depth)
+CFQ_ATTR(CFQ_EQUAL_NOIDLE, equal_noidle)
 #undef CFQ_ATTR
 
 #define CFQ_ATTR_ENTRY(name) \
@@ -904,6 +959,8 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ATTR_ENTRY(target_latency),
 	CFQ_ATTR_ENTRY(group_slice),
 	CFQ_ATTR_ENTRY(service_mode),
+	CFQ_ATTR_ENTRY(group_depth),
+	CFQ_ATTR_ENTRY(equal_noidle),
 	__ATTR_NULL
 };
 
@@ -944,8 +1001,9 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "sync_in_driver %u\nnonidle_in_driver %u\nnonidle_ago_ms %llu\n",
 		   cmd->sync_in_driver, cmd->nonidle_in_driver,
 		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
-	seq_printf(m, "groups %u\nmin_vdisktime %llu\nasync_depth %u\n",
-		   cmd->nr_groups, cmd->min_vdisktime, cmd->async_depth);
+	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nmax_weight %u\n",
+		   cmd->nr_groups, cmd->min_vdisktime, cmd->depth,
+		   cmd->max_weight);
 	spin_unlock_irq(&cmd->lock);
 	return 0;
 }

@@ -114,15 +114,18 @@ static bool cfq_prefer_first(sector_t last, sector_t s1, bool sync1,
 	return s1 >= s2;
 }
 
-static bool cfq_seeky(u32 history)
+/* Seeky: more than a quarter of the last (up to 32) requests seeked. */
+static bool cfq_seeky(u32 history, unsigned int samples)
 {
-	return hweight32(history) > CFQ_SEEKY_MIN;
+	u32 seen = samples >= 32 ? history : history & (BIT(samples) - 1);
+
+	return hweight32(seen) * 4 > min(samples, 32U);
 }
 
 /* Decaying mean of think time, in ns: 7/8 old + 1/8 new. */
-static u64 cfq_ttime_update(u64 mean, u64 sample)
+static u64 cfq_ttime_update(u64 mean, unsigned int samples, u64 sample)
 {
-	return div_u64(mean * 7 + sample, 8);
+	return samples ? div_u64(mean * 7 + sample, 8) : sample;
 }
 
 void cfq_queue_get(struct cfq_queue *cfqq)
@@ -168,10 +171,8 @@ struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
 	cfqq->ioclass = ioclass;
 	cfqq->ioprio = level;
 	cfqq->pid = pid;
-	if (sync) {
+	if (sync)
 		__set_bit(CFQQ_SYNC, &cfqq->flags);
-		__set_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
-	}
 	return cfqq;
 }
 
@@ -187,6 +188,16 @@ struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
 /* ---------------------------------------------------------------------
  * Inner layer: the round robin of a group's queues
  */
+
+/* @cfqq got its first request (@busy) or lost its last one. */
+static void cfq_queue_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq,
+			   bool busy)
+{
+	int d = busy ? 1 : -1;
+
+	cfqd->busy[cfqq->ioclass] += d;
+	cfqd->busy_level[cfqq->ioclass][cfqq->ioprio] += d;
+}
 
 static bool cfq_rr_less(struct rb_node *a, const struct rb_node *b)
 {
@@ -263,12 +274,12 @@ void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 	on_rr = test_bit(CFQQ_ON_RR, &cfqq->flags);
 	if (on_rr)
 		cfq_rr_del(cmd, cfqq);
-	if (cfqq->queued) {
-		cfqd->busy[cfqq->ioclass]--;
-		cfqd->busy[ioclass]++;
-	}
+	if (cfqq->queued)
+		cfq_queue_busy(cfqd, cfqq, false);
 	cfqq->ioclass = ioclass;
 	cfqq->ioprio = level;
+	if (cfqq->queued)
+		cfq_queue_busy(cfqd, cfqq, true);
 	if (on_rr)
 		cfq_rr_add(cmd, cfqq, now);
 }
@@ -348,19 +359,26 @@ static void cfq_update_idle_window(struct cfq_meta_data *cmd,
 		return;
 	if (!cfqq->queued && !cfqq->dispatched && cfqq->last_end) {
 		cfqq->ttime_mean = cfq_ttime_update(cfqq->ttime_mean,
+						    cfqq->ttime_samples,
 						    now - cfqq->last_end);
-		cfqq->ttime_samples++;
+		if (cfqq->ttime_samples < U16_MAX)
+			cfqq->ttime_samples++;
 	}
 	if (cfqq->last_pos) {
 		dist = pos > cfqq->last_pos ? pos - cfqq->last_pos :
 					      cfqq->last_pos - pos;
 		cfqq->seek_history = cfqq->seek_history << 1 |
 				     (dist > CFQ_SEEK_THR);
+		if (cfqq->seek_samples < 32)
+			cfqq->seek_samples++;
 	}
 	cfqq->last_pos = pos + blk_rq_sectors(rq);
-	idle = cmd->tun[CFQ_SLICE_IDLE] && !cfq_seeky(cfqq->seek_history) &&
-	       (cfqq->ttime_samples < 4 ||
-		cfqq->ttime_mean <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+	/* Idle only on evidence: a new queue is not idled for. */
+	idle = cmd->tun[CFQ_SLICE_IDLE] &&
+	       cfqq->seek_samples >= CFQ_IDLE_MIN_SAMPLES &&
+	       cfqq->ttime_samples >= CFQ_IDLE_MIN_SAMPLES &&
+	       !cfq_seeky(cfqq->seek_history, cfqq->seek_samples) &&
+	       cfqq->ttime_mean <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
 	if (idle != test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags)) {
 		cfq_log_cfqq(cmd, cfqq, "idle window %d", idle);
 		__assign_bit(CFQQ_IDLE_WINDOW, &cfqq->flags, idle);
@@ -389,9 +407,9 @@ void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	cfq_update_next_rq(cmd, cfqq, rq);
 
 	if (!cfqq->queued++)
-		cfqd->busy[cfqq->ioclass]++;
+		cfq_queue_busy(cfqd, cfqq, true);
 	if (!cfqd->nr_queued++)
-		cfq_gst_add(cmd, cfqd);
+		cfq_group_busy(cmd, cfqd);
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
 	cfq_rr_add(cmd, cfqq, now);
 }
@@ -413,7 +431,7 @@ void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 		q->last_merge = NULL;
 
 	if (!--cfqq->queued) {
-		cfqd->busy[cfqq->ioclass]--;
+		cfq_queue_busy(cfqd, cfqq, false);
 		cfq_rr_del(cmd, cfqq);
 	}
 	if (!--cfqd->nr_queued)
@@ -484,11 +502,26 @@ static void cfq_slice_activate(struct cfq_meta_data *cmd,
 	cfq_log_cfqq(cmd, cfqq, "slice activated");
 }
 
+/* Is every other busy queue of the group at @cfqq's class and level? */
+static bool cfq_queue_among_equals(struct cfq_data *cfqd,
+				   struct cfq_queue *cfqq)
+{
+	unsigned int busy = 0;
+	int c;
+
+	for (c = 0; c < CFQ_NR_CLASSES; c++)
+		busy += cfqd->busy[c];
+	return busy == cfqd->busy_level[cfqq->ioclass][cfqq->ioprio];
+}
+
 bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	return test_bit(CFQQ_SYNC, &cfqq->flags) &&
 	       test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags) &&
-	       cfqq->ioclass != CFQ_CLASS_IDLE && cmd->tun[CFQ_SLICE_IDLE];
+	       cfqq->ioclass != CFQ_CLASS_IDLE && cmd->tun[CFQ_SLICE_IDLE] &&
+	       !cfq_tags_full(cmd) &&
+	       !(cfq_equal_noidle(cmd) &&
+		 cfq_queue_among_equals(cfqq->cfqd, cfqq));
 }
 
 /* May @cfqq put another request in the driver now? */

@@ -22,8 +22,8 @@
 #define CFQ_IDLE_DELAY_NS	(200 * NSEC_PER_MSEC)
 /* A request farther than this from the queue's last one is a seek. */
 #define CFQ_SEEK_THR		((sector_t)800)
-/* Seeky: more than a quarter of the last 32 requests were seeks. */
-#define CFQ_SEEKY_MIN		(32 / 4)
+/* Requests seen before a queue's idle window can open. */
+#define CFQ_IDLE_MIN_SAMPLES	4
 /* In IOPS mode each completed request is charged as this much service. */
 #define CFQ_IOPS_CHARGE_NS	NSEC_PER_MSEC
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
@@ -70,6 +70,38 @@ static inline void cfq_rq_set_state(struct request *rq, unsigned long state)
 				  "RBI"[__q->ioclass], __q->ioprio,	\
 				  __q->cfqd->name, ##args);		\
 	} while (0)
+
+/* Service is counted in I/Os rather than device time (service_mode). */
+static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
+{
+	switch (cmd->tun[CFQ_SERVICE_MODE]) {
+	case CFQ_SERVICE_TIME:
+		return false;
+	case CFQ_SERVICE_IOPS:
+		return true;
+	default:
+		return blk_queue_nonrot(cmd->queue);
+	}
+}
+
+/*
+ * equal_noidle: on a device without seek cost, idling for a queue or a
+ * group whose competitors all have its priority cannot change shares
+ * (they would split evenly either way) and costs throughput.
+ */
+static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
+{
+	return cmd->tun[CFQ_EQUAL_NOIDLE] && cfq_iops_mode(cmd);
+}
+
+/*
+ * Every scheduler tag is held (queued here or in the driver): no task can
+ * send a request until one completes, so idling for one cannot pay.
+ */
+static inline bool cfq_tags_full(struct cfq_meta_data *cmd)
+{
+	return cmd->nr_queued + cmd->in_driver >= cmd->depth;
+}
 
 static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
 {
@@ -125,6 +157,8 @@ struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 /* cfq-group.c: the group service tree */
 unsigned int cfq_ioprio_to_weight(unsigned int ioprio);
 u64 cfq_vtime_charge(u64 service, unsigned int weight);
+unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
+			   unsigned int max_weight, bool async);
 bool cfq_vtime_before(u64 a, u64 b);
 
 void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
@@ -140,6 +174,7 @@ unsigned int cfq_group_weight(struct cfq_data *cfqd);
 void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 		    struct cgroup_subsys_state *css);
 void cfq_group_get(struct cfq_data *cfqd);
+void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 				  struct cgroup_subsys_state *css,

@@ -34,7 +34,10 @@
  * ---------
  * - cfq_queue: refcount_t.  One reference per request attached to it, one
  *   from the io_cq that points at it (sync queues), one from its cfq_data's
- *   async table (async queues).  Freed, under cmd->lock, at zero.
+ *   async table (async queues), one while it is a group's active queue.
+ *   Taken under cmd->lock; dropped under it too, except that a finishing
+ *   request drops a reference that is not the last without the lock.
+ *   Freed, under cmd->lock, at zero.
  * - cfq_data: refcount_t.  One reference while it is linked on
  *   cmd->groups (dropped when the group is reaped: cgroup removed and no
  *   I/O left, or elevator exit) and one per cfq_queue.  The root group is
@@ -85,6 +88,8 @@ enum cfq_tunable {
 	CFQ_TARGET_LATENCY,
 	CFQ_GROUP_SLICE,
 	CFQ_SERVICE_MODE,
+	CFQ_GROUP_DEPTH,
+	CFQ_EQUAL_NOIDLE,
 	CFQ_NR_TUNABLES,
 };
 
@@ -139,9 +144,10 @@ struct cfq_queue {
 	/* Think time and seek history, for the idle window. */
 	u64			last_end;	/* ns of last completion */
 	u64			ttime_mean;	/* ns, decaying mean */
-	unsigned int		ttime_samples;
+	u16			ttime_samples;	/* saturating */
+	u16			seek_samples;	/* up to 32 */
 	sector_t		last_pos;	/* end of last request queued */
-	u32			seek_history;
+	u32			seek_history;	/* bit set: that request seeked */
 
 	unsigned short		ioprio;		/* level 0..7 */
 	enum cfq_class		ioclass;
@@ -167,7 +173,8 @@ struct cfq_data {
 
 	/* Inner layer: per-task CFQ. */
 	struct rb_root_cached	service_tree[CFQ_NR_CLASSES];
-	unsigned int		busy[CFQ_NR_CLASSES];
+	unsigned int		busy[CFQ_NR_CLASSES];	/* queues with requests */
+	unsigned int		busy_level[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct cfq_queue	*active_queue;
 	struct cfq_queue	*async_queue[2][IOPRIO_NR_LEVELS];
 	struct cfq_queue	*async_idle_queue;
@@ -211,7 +218,10 @@ struct cfq_meta_data {
 	/* The queue a bio being merged would join (bio_merge context). */
 	struct cfq_queue	*merge_cfqq;
 
-	unsigned int		async_depth;
+	/* Read by limit_depth without the lock (READ_ONCE/WRITE_ONCE). */
+	unsigned int		depth;		/* scheduler tags */
+	unsigned int		max_weight;	/* heaviest busy group, or 0 */
+	unsigned int		min_weight;	/* lightest busy group, or 0 */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 
@@ -232,6 +242,8 @@ void cfq_cgroup_get(struct cgroup_subsys_state *css);
 void cfq_cgroup_put(struct cgroup_subsys_state *css);
 /* cfq.ioprio of a group; NULL is the root group. */
 unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css);
+/* cfq.ioprio of the current task's group, without taking a reference. */
+unsigned int cfq_cgroup_current_ioprio(void);
 bool cfq_cgroup_is_root(struct cgroup_subsys_state *css);
 /* Removed (rmdir) but still referenced. */
 bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css);
@@ -251,6 +263,11 @@ static inline void cfq_cgroup_put(struct cgroup_subsys_state *css)
 }
 
 static inline unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css)
+{
+	return CFQ_GROUP_IOPRIO_DEFAULT;
+}
+
+static inline unsigned int cfq_cgroup_current_ioprio(void)
 {
 	return CFQ_GROUP_IOPRIO_DEFAULT;
 }

@@ -28,6 +28,20 @@ static void cfq_test_charge(struct kunit *test)
 			40ULL * NSEC_PER_SEC);
 }
 
+static void cfq_test_tag_share(struct kunit *test)
+{
+	/* Alone, or the heaviest: every tag for reads, 3/4 for writes. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 8, 8, false), 128U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 0, false), 128U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 4, true), 96U);
+	/* Under a weight-8 group: 4 -> half, 1 -> an eighth. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 8, false), 64U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 1, 8, false), 16U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 1, 8, true), 12U);
+	/* Never zero. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(2, 1, 8, true), 1U);
+}
+
 static void cfq_test_vtime_wrap(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(1, 2));
@@ -118,6 +132,7 @@ static void cfq_test_shares(struct kunit *test)
 static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_weights),
 	KUNIT_CASE(cfq_test_charge),
+	KUNIT_CASE(cfq_test_tag_share),
 	KUNIT_CASE(cfq_test_vtime_wrap),
 	KUNIT_CASE(cfq_test_tree),
 	KUNIT_CASE(cfq_test_shares),

@@ -149,11 +149,17 @@ static void cfq_test_prefer_first(struct kunit *test)
 
 static void cfq_test_seeky_and_ttime(struct kunit *test)
 {
-	KUNIT_EXPECT_FALSE(test, cfq_seeky(0));
-	KUNIT_EXPECT_FALSE(test, cfq_seeky(0xff));	/* 8 of 32 */
-	KUNIT_EXPECT_TRUE(test, cfq_seeky(0x1ff));	/* 9 of 32 */
-	KUNIT_EXPECT_EQ(test, cfq_ttime_update(0, 8 * MS), MS);
-	KUNIT_EXPECT_EQ(test, cfq_ttime_update(8 * MS, 8 * MS), 8 * MS);
+	KUNIT_EXPECT_FALSE(test, cfq_seeky(0, 32));
+	KUNIT_EXPECT_FALSE(test, cfq_seeky(0xff, 32));	/* 8 of 32 */
+	KUNIT_EXPECT_TRUE(test, cfq_seeky(0x1ff, 32));	/* 9 of 32 */
+	/* Fewer samples: only the bits seen count. */
+	KUNIT_EXPECT_FALSE(test, cfq_seeky(0xfffffff1, 4));	/* 1 of 4 */
+	KUNIT_EXPECT_TRUE(test, cfq_seeky(0x3, 4));		/* 2 of 4 */
+	KUNIT_EXPECT_TRUE(test, cfq_seeky(0x1, 1));
+	/* The first think-time sample is the mean; then 7/8 old + 1/8 new. */
+	KUNIT_EXPECT_EQ(test, cfq_ttime_update(0, 0, 8 * MS), 8 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_ttime_update(0, 1, 8 * MS), MS);
+	KUNIT_EXPECT_EQ(test, cfq_ttime_update(8 * MS, 5, 8 * MS), 8 * MS);
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
