@@ -243,7 +243,8 @@ def main():
 
     profiles = experiments.load_toml('profiles.toml')
     peers = experiments.load_toml('peers.toml')
-    peer_names = args.peer or list(peers)
+    peer_names = args.peer or [p for p in peers
+                                if not peers[p].get('ablation')]
     cases = experiments.load_all(args.exp or None, args.scale, args.quick)
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
                                     key=list(profiles).index)

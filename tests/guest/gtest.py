@@ -36,11 +36,50 @@ def nullb(name, **attrs):
     return dev
 
 
+CFQ_CG = '/dev/cgroup'
+
+
+def mount_cfq():
+    """The cfq cgroup hierarchy, mounted as the RFC does."""
+    if not os.path.ismount(CFQ_CG):
+        os.makedirs(CFQ_CG, exist_ok=True)
+        subprocess.run(['mount', '-t', 'cgroup', '-o', 'cfq', 'cfq', CFQ_CG],
+                       check=True)
+    return CFQ_CG
+
+
+def mkgroup(name, ioprio=None):
+    path = f'{CFQ_CG}/{name}'
+    os.makedirs(path, exist_ok=True)
+    if ioprio is not None:
+        devices.write(f'{path}/cfq.ioprio', ioprio)
+    return path
+
+
+def move(pid, group):
+    """Move a task to a cfq group ('' is the root)."""
+    devices.write(f'{CFQ_CG}/{group}/tasks' if group else f'{CFQ_CG}/tasks',
+                  pid)
+
+
+def sched_groups(disk):
+    """cfq's per-group state from debugfs: {name: {field: int}}."""
+    out = {}
+    with open(f'/sys/kernel/debug/block/{disk}/sched/groups') as f:
+        for line in f:
+            words = line.split()
+            out[words[0]] = {k: int(v) for k, v in
+                             zip(words[1::2], words[2::2])}
+    return out
+
+
 class Fio:
     """One fio run with one job section per entry of `jobs` (dicts of fio
-    options); every I/O is logged with its completion time."""
+    options); every I/O is logged with its completion time.  With
+    `group`, fio starts from a shell already in that cfq group."""
 
-    def __init__(self, name, filename, jobs, runtime, **glob_opts):
+    def __init__(self, name, filename, jobs, runtime, group=None,
+                 **glob_opts):
         self.dir = f'/tmp/fio-{name}'
         subprocess.run(['rm', '-rf', self.dir], check=True)
         os.makedirs(self.dir)
@@ -54,9 +93,12 @@ class Fio:
         self.njobs = len(jobs)
         with open(f'{self.dir}/job.fio', 'w') as f:
             f.write('\n'.join(lines) + '\n')
-        self.proc = subprocess.Popen(
-            ['fio', '--output-format=json', '--eta=never',
-             f'{self.dir}/job.fio'], stdout=subprocess.PIPE, text=True)
+        cmd = ['fio', '--output-format=json', '--eta=never',
+               f'{self.dir}/job.fio']
+        if group is not None:
+            join = f'{CFQ_CG}/{group}/tasks' if group else f'{CFQ_CG}/tasks'
+            cmd = ['sh', '-c', f'echo $$ > {join} && exec "$@"', 'sh'] + cmd
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         self.started = time.time()
 
     def worker_pids(self, timeout=10):
@@ -79,9 +121,11 @@ class Fio:
                      for p in glob.glob(f'{self.dir}/j{i}_iops.*.log')]
         return self
 
-    def ios(self, t0, t1):
-        """I/Os per job completed in (t0, t1], seconds after start."""
-        w = (int((self.started + t0) * 1000), int((self.started + t1) * 1000))
+    def ios(self, t0, t1, since=None):
+        """I/Os per job completed in (t0, t1], seconds after `since`
+        (default: this run's start)."""
+        base = self.started if since is None else since
+        w = (int((base + t0) * 1000), int((base + t1) * 1000))
         return [sum(fiolib.ios_in_window(s, w).values()) for s in self.logs]
 
 

@@ -22,7 +22,9 @@ group_idle 8 0 1000
 low_latency 1 0 1
 target_latency 300 1 10000
 group_slice 100 1 10000
-service_mode 0 0 2"
+service_mode 0 0 2
+group_depth 1 0 1
+equal_noidle 1 0 1"
 
 expect_einval() { # file value
 	local before after err

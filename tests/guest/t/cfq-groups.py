@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Group lifecycle on the emulated disk, as an operator would drive it:
+- cfq.ioprio changed under load takes effect within a second or two;
+- a task moved to another group sends its next I/O there;
+- rmdir of a group whose requests are still queued: nothing lost, the
+  group's state is freed once its I/O is done;
+- elevator switches with populated groups under fio verify: no splat, no
+  bad data, cfq.ioprio values survive."""
+import subprocess
+import time
+
+from gtest import (Fio, check, mkgroup, mount_cfq, move, nullb, save,
+                   sched_groups, shares)
+
+GB = 1 << 30
+result = {}
+mount_cfq()
+dev = nullb('grptest')
+disk = dev.targets[0]
+
+
+def readers(i, n=4):
+    return [{'rw': 'randread', 'bs': '4k', 'offset': i * GB, 'size': GB}
+            for _ in range(n)]
+
+
+# 1. cfq.ioprio under load: 4:4 for 4 s, then 0:7 (88.9/11.1).
+mkgroup('a', 4)
+mkgroup('b', 4)
+fa = Fio('a', disk, readers(0), 12, group='a')
+fb = Fio('b', disk, readers(1), 12, group='b')
+t0 = time.time()
+time.sleep(4)
+mkgroup('a', 0)
+mkgroup('b', 7)
+changed = time.time() - t0
+fa.wait()
+fb.wait()
+before = shares([sum(fa.ios(1, changed, t0)), sum(fb.ios(1, changed, t0))])
+after = shares([sum(fa.ios(changed + 1.5, 11.5, t0)),
+                sum(fb.ios(changed + 1.5, 11.5, t0))])
+result['ioprio_change'] = {'before': before, 'after': after}
+check(abs(before[0] - 50) <= 6, f'equal groups before: {before[0]:.1f} %')
+check(abs(after[0] - 88.9) <= 4,
+      f'after cfq.ioprio 0 vs 7: {after[0]:.1f} % (target 88.9)')
+
+# 2. Migration: a reader in group a moves to group b mid-run.
+mkgroup('a', 4)
+mkgroup('b', 4)
+f = Fio('mig', disk, readers(0, 1), 8, group='a')
+pid = f.worker_pids()[0]
+time.sleep(3)
+g0 = sched_groups('grptest')
+move(pid, 'b')
+time.sleep(0.5)
+g1 = sched_groups('grptest')
+time.sleep(3)
+g2 = sched_groups('grptest')
+f.wait()
+in_a = g2['a']['dispatched'] - g1['a']['dispatched']
+in_b = g2['b']['dispatched'] - g1['b']['dispatched']
+result['migration'] = {'a_after_move': in_a, 'b_after_move': in_b,
+                       'a_before_move': g0['a']['dispatched']}
+check(g0['a']['dispatched'] > 500, 'the reader was served in group a')
+check(in_a <= 2 and in_b > 500,
+      f'after the move: {in_a} more in a, {in_b} in b')
+
+# 3. rmdir with queued I/O: group c's readers (prio 7, behind a's prio 0)
+# leave for the root group and c is removed while its requests wait.
+mkgroup('a', 0)
+mkgroup('c', 7)
+fa = Fio('a2', disk, readers(0, 8), 8, group='a')
+fc = Fio('c', disk, readers(1, 8), 8, group='c')
+fc.worker_pids()
+time.sleep(3)
+queued = sched_groups('grptest')['c']['queued']
+with open('/dev/cgroup/c/tasks') as f:
+    for p in f.read().split():	# fio and its workers
+        move(p, '')
+subprocess.run(['rmdir', '/dev/cgroup/c'], check=True)
+fa.wait()
+fc.wait()
+time.sleep(1)
+left = sched_groups('grptest')
+result['rmdir'] = {'queued_at_rmdir': queued, 'groups_after': list(left)}
+check(queued > 0, f'group c had {queued} requests queued at rmdir')
+check(sum(fc.ios(0, 8)) > 0, 'c\'s readers completed their I/O')
+check('c' not in left, f'c\'s state freed once idle: {sorted(left)}')
+
+# 4. Elevator switches with populated groups, under verify.
+vdev = nullb('grpver', memory_backed=1, size_mb=512, hw_queue_depth=4,
+             completion_nsec=200000)
+mkgroup('a', 0)
+mkgroup('b', 7)
+vjob = [{'rw': 'randwrite', 'bs': '4k', 'size': '32m', 'verify': 'crc32c',
+         'verify_fatal': 1, 'do_verify': 1, 'loops': 2,
+         'verify_state_save': 0, 'time_based': 0}]
+fa = Fio('va', '/dev/grpver', vjob, 30, group='a', offset=0)
+fb = Fio('vb', '/dev/grpver', vjob, 30, group='b', offset=64 << 20)
+switches = 0
+while fa.proc.poll() is None or fb.proc.poll() is None:
+    for s in ('none', 'cfq', 'mq-deadline', 'cfq', 'bfq', 'cfq'):
+        subprocess.run(['sh', '-c',
+                        f'echo {s} > /sys/block/grpver/queue/scheduler'],
+                       check=True)
+        switches += 1
+        time.sleep(0.3)
+fa.wait()
+fb.wait()
+prios = [open(f'/dev/cgroup/{g}/cfq.ioprio').read().strip() for g in 'ab']
+result['switch'] = {'switches': switches, 'ioprio_after': prios}
+check(switches >= 6, f'{switches} elevator switches with groups busy')
+check(prios == ['0', '7'], f'cfq.ioprio kept across switches: {prios}')
+save(result)
+for d in ('grptest', 'grpver'):
+    subprocess.run(['sh', '-c', f'echo none > /sys/block/{d}/queue/scheduler'])
