@@ -31,7 +31,9 @@ def scsi_debug_args(prof):
 def plan(args):
     cases = experiments.load_all(args.exp or None, args.scale, args.quick)
     profiles = experiments.load_toml('profiles.toml')
-    peers = args.peer or list(experiments.load_toml('peers.toml'))
+    all_peers = experiments.load_toml('peers.toml')
+    peers = args.peer or [p for p in all_peers
+                          if not all_peers[p].get('ablation')]
     runs = 0
     append = []
     for c in cases:
