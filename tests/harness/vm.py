@@ -2,8 +2,9 @@
 """Boot a test kernel under QEMU, run one guest job, judge the run.
 
 The guest sees the host's / read-only over virtio-9p (so it has the host's
-bash, fio, python3 and this repo at the same path) and a read-write 9p
-share of the results directory.  The job is a bash script; whatever it
+bash, fio and python3), this repo read-only at its host path (a share of
+its own, so a checkout under /tmp works) and a read-write 9p share of the
+results directory.  The job is a bash script; whatever it
 writes into its working directory comes back to the host.
 
 A run fails if the VM times out, if the kernel log shows a splat (see
@@ -68,6 +69,9 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=()):
             '-device', 'virtio-9p-pci,fsdev=root,mount_tag=/dev/root',
             '-fsdev', f'local,id=res,path={results},security_model=none',
             '-device', 'virtio-9p-pci,fsdev=res,mount_tag=results',
+            '-fsdev', f'local,id=repo,path={REPO},security_model=none,'
+            'readonly=on',
+            '-device', 'virtio-9p-pci,fsdev=repo,mount_tag=repo',
             '-display', 'none', '-monitor', 'none', '-no-reboot',
             '-serial', f'file:{os.path.join(results, "console.log")}']
     for i, path in enumerate(drives):
@@ -120,6 +124,11 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
     with open(os.path.join(results, 'job'), 'w') as f:
         f.write('set -o pipefail\n')
         f.write(f'export CFQ_REPO={shlex.quote(REPO)}\n')
+        # The repo is its own 9p share, mounted at its host path: a
+        # checkout under /tmp (a CI clone) is hidden by the guest's tmpfs.
+        f.write(f'mkdir -p {shlex.quote(REPO)} 2>/dev/null\n')
+        f.write('mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,'
+                f'ro repo {shlex.quote(REPO)} || exit 125\n')
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
     argv = qemu_argv(kernel, results, cpus, mem, append, drives)
