@@ -112,8 +112,16 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir):
     return '\n'.join(lines)
 
 
+def startup_allowance(case):
+    """Seconds fio gets on top of the runtime to start its workers:
+    under TCG, 300 workers took 5 s to exist."""
+    return 1 + case.nprocs() // 50
+
+
 def run_once(case, dev, peer_name, peer, runtime, out):
-    """One measurement: all groups backlogged for `runtime` seconds."""
+    """One measurement: all groups backlogged for `runtime` seconds,
+    after every worker has started."""
+    fio_runtime = runtime + startup_allowance(case)
     logdir = f'{WORK}/logs'
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
@@ -130,7 +138,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
             target = dev.targets[0]
             size = dev.size_bytes(target) // len(case.groups) >> 20 << 20
             base = gi * size
-        job = fio_jobfile(case, gi, target, base, size, runtime, logdir)
+        job = fio_jobfile(case, gi, target, base, size, fio_runtime,
+                          logdir)
         jobpath = f'{WORK}/g{gi}.fio'
         with open(jobpath, 'w') as f:
             f.write(job)
@@ -141,21 +150,25 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         procs.append(subprocess.Popen(
             ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),
             stderr=open(f'{out}/g{gi}.err', 'w')))
-    window = measure_window(case, [j[0] for j in joins], launched, runtime)
-    codes = [p.wait() for p in procs]
-    elapsed = time.time() - launched
-    teardown_cgroups()
+    try:
+        window = measure_window(case, [j[0] for j in joins], launched,
+                                fio_runtime, runtime)
+    finally:
+        codes = [p.wait() for p in procs]
+        elapsed = time.time() - launched
+        teardown_cgroups()
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
     return summarize(case, out, logdir, window, elapsed)
 
 
-def measure_window(case, procs_files, launched, runtime):
+def measure_window(case, procs_files, launched, fio_runtime, runtime):
     """(t0, t1) in epoch ms: t0 once every fio worker of every group
     exists (plus SETTLE_S), t1 before the earliest a job can stop (each
-    job runs `runtime` seconds from its own start, after its launch)."""
+    job runs `fio_runtime` seconds from its own start, after its launch).
+    A window shorter than a third of `runtime` is an error."""
     want = [1 + sum(t.n for t in g.tasks) for g in case.groups]
-    deadline = time.monotonic() + runtime / 2
+    deadline = time.monotonic() + fio_runtime / 2
     while True:
         have = [len(devices.read(f).split()) for f in procs_files]
         if all(h >= w for h, w in zip(have, want)):
@@ -164,7 +177,7 @@ def measure_window(case, procs_files, launched, runtime):
             raise RuntimeError(f'fio workers {have}, expected {want}')
         time.sleep(0.1)
     t0 = time.time() + SETTLE_S
-    t1 = launched + runtime - 0.5
+    t1 = launched + fio_runtime - 0.5
     if t1 - t0 < runtime / 3:
         raise RuntimeError(f'window {t1 - t0:.1f}s too short: workers '
                            f'took {t0 - launched:.1f}s to start')
@@ -249,6 +262,7 @@ def main():
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
                                     key=list(profiles).index)
     os.makedirs(WORK, exist_ok=True)
+    failed = []
     for pname in wanted:
         todo = [c for c in cases if pname in c.profiles]
         if not todo:
@@ -260,8 +274,17 @@ def main():
                     out = (f'{args.out}/{case.exp}/{case.name}/{pname}/'
                            f'{peer_name}/r{run}')
                     t0 = time.monotonic()
-                    summary = run_once(case, dev, peer_name,
-                                       peers[peer_name], args.runtime, out)
+                    try:
+                        summary = run_once(case, dev, peer_name,
+                                           peers[peer_name], args.runtime,
+                                           out)
+                    except RuntimeError as e:
+                        # Keep going: one bad measurement must not cost
+                        # the rest; the run still fails at the end.
+                        failed.append(f'{case.key} {pname} {peer_name} '
+                                      f'r{run}: {e}')
+                        print(f'bench: FAILED {failed[-1]}', flush=True)
+                        continue
                     summary.update({
                         'exp': case.exp, 'case': case.name,
                         'title': case.title, 'profile': pname,
@@ -277,7 +300,9 @@ def main():
                           f'{time.monotonic() - t0:.0f}s)', flush=True)
         if profiles[pname]['kind'] == 'null_blk':
             devices.remove_null_blk('nullb1')
-    return 0
+    for f in failed:
+        print(f'bench: FAILED {f}', file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':

@@ -86,13 +86,16 @@ def main(argv=None):
     if not res.ok:
         with open(f'{args.out}/job.log', errors='replace') as f:
             sys.stderr.write(f.read()[-3000:])
-        return 1
+        if not report.load_runs(f'{args.out}/bench'):
+            return 1
+        print('bench: the run failed; reporting what was measured',
+              file=sys.stderr)
     rows, md = report.write_report(f'{args.out}/bench', args.report or
                                    args.out)
     if args.seed_style:
         print(report.seed_style(rows))
     print(md)
-    return 0
+    return 0 if res.ok else 1
 
 
 if __name__ == '__main__':

@@ -150,6 +150,56 @@ def overview(rows):
     return '\n'.join(out) + '\n'
 
 
+# The issue-4 bars for the scheduler under test: mean error of the runs,
+# worst single run, total I/Os against none's in the same runs.
+BARS = {'err_mean': 2.0, 'err_worst': 3.0, 'iops_vs_none': 0.95}
+
+
+def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
+    """Markdown: each case of `peer` against the bars, `beside` next to
+    it; and the number of cases that meet every bar."""
+    bars = bars or BARS
+    mine = [r for r in rows if r['peer'] == peer]
+    other = {(r['exp'], r['case'], r['profile']): r for r in rows
+             if r['peer'] == beside}
+    out = [f'| case | device | target % | {peer} shares (err mean / worst)'
+           f' | {peer} vs none | {beside} shares (err mean / worst) | '
+           f'{beside} vs none | {peer} meets bars |',
+           '|---|---|---|---|---|---|---|---|']
+    met = 0
+
+    def cells(r):
+        if r is None:
+            return '-', '-'
+        vs = ('-' if r['iops_vs_none'] is None
+              else f'{100 * r["iops_vs_none"]:.0f} %')
+        return (f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f} / '
+                f'{r["err_worst"]:.1f})', vs)
+
+    for r in mine:
+        fails = []
+        if r['err_mean'] > bars['err_mean']:
+            fails.append('err mean')
+        if r['err_worst'] > bars['err_worst']:
+            fails.append('err worst')
+        if r['iops_vs_none'] is None or \
+                r['iops_vs_none'] < bars['iops_vs_none']:
+            fails.append('I/Os')
+        met += not fails
+        a, b = cells(r)
+        c, d = cells(other.get((r['exp'], r['case'], r['profile'])))
+        out.append(f'| {r["exp"]}/{r["case"]} | {r["profile"]} | '
+                   f'{_fmt_shares(r["target"])} | {a} | {b} | {c} | {d} | '
+                   + ('yes' if not fails else 'no: ' + ', '.join(fails))
+                   + ' |')
+    out.append('')
+    out.append(f'{met} of {len(mine)} cases meet every bar (error <= '
+               f'{bars["err_mean"]:g} pts mean, <= {bars["err_worst"]:g} '
+               f'in every run, I/Os >= {100 * bars["iops_vs_none"]:.0f} % '
+               'of none).')
+    return '\n'.join(out) + '\n', met, len(mine)
+
+
 def seed_style(rows):
     """The RFC's table layout: I/O counts and percentages per group."""
     out = []
@@ -209,7 +259,11 @@ def write_report(root, outdir=None, png=True):
     if not rows:
         raise SystemExit(f'no run.json under {root}')
     md = ('## Overview: mean shares (mean error in points)\n\n'
-          + overview(rows) + '\n## Details\n\n' + markdown(rows))
+          + overview(rows))
+    if any(r['peer'] == 'cfq' for r in rows):
+        md += ('\n## cfq against the bars, bfq beside it\n\n'
+               + acceptance(rows)[0])
+    md += '\n## Details\n\n' + markdown(rows)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'report.md'), 'w') as f:
         f.write(md)

@@ -39,3 +39,22 @@ def test_report_files(tmp_path):
     assert '| bfq-ll0 | 60.0/31.0/9.0 | 61.5/30.8/7.7 | 1.5 / 1.5 |' in md
     assert (tmp_path / 'report.png').stat().st_size > 1000
     assert 'none' in report.seed_style(rows)
+
+
+def test_acceptance_bars():
+    runs = [_run('none', 1, (33, 33, 34), 800),
+            _run('none', 2, (34, 33, 33), 800),
+            _run('bfq-ll0', 1, (60.5, 31.8, 7.7), 700),
+            _run('bfq-ll0', 2, (61.5, 30.8, 7.7), 700),
+            _run('cfq', 1, (61.5, 30.8, 7.7), 790),
+            _run('cfq', 2, (64.0, 28.3, 7.7), 790)]   # 2.5 pts off
+    md, met, total = report.acceptance(report.aggregate(runs))
+    assert (met, total) == (1, 1)          # mean 1.25, worst 2.5, 99 %
+    assert '| 99 % |' in md and '| 88 % |' in md
+    runs[5] = _run('cfq', 2, (65.0, 27.3, 7.7), 790)  # 3.5 pts: too far
+    md, met, total = report.acceptance(report.aggregate(runs))
+    assert met == 0 and 'no: err worst' in md
+    runs[4] = _run('cfq', 1, (61.5, 30.8, 7.7), 700)
+    runs[5] = _run('cfq', 2, (61.5, 30.8, 7.7), 700)  # 88 % of none
+    md, met, total = report.acceptance(report.aggregate(runs))
+    assert met == 0 and 'no: I/Os' in md
