@@ -327,6 +327,25 @@ void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	cfq_group_reap(cmd);
 }
 
+/*
+ * A group whose cgroup is gone has finished its last request: end its
+ * turn and let it go now, rather than at the next turn on this device,
+ * which may not come while the device stays quiet.
+ */
+void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		    u64 now)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (cfqd->nr_queued || cfqd->in_driver ||
+	    !cfq_cgroup_is_dying(cfqd->css))
+		return;
+	if (cmd->active == cfqd)
+		cfq_group_expire(cmd, now);	/* reaps */
+	else
+		cfq_group_reap(cmd);
+}
+
 /* The first busy group that has work it may do now. */
 struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 {

@@ -237,11 +237,10 @@ out:
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
-	const u64 now = ktime_get_ns();
 	struct request *rq;
 
 	spin_lock_irq(&cmd->lock);
-	rq = cfq_dispatch(cmd, now);
+	rq = cfq_dispatch(cmd, cfq_clock(cmd, ktime_get_ns()));
 	spin_unlock_irq(&cmd->lock);
 	return rq;
 }
@@ -281,7 +280,12 @@ static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
 	cfq_rq_prio(req_get_ioprio(rq), in_task ? task_nice(current) : 0,
 		    &ioclass, &level);
 
-	if (rq_is_sync(rq) && cic) {
+	/*
+	 * A request can reach us after its io_context exited (a flush
+	 * sequence's data, re-inserted by kblockd): exit_icq will not run
+	 * again, so such a cic must not hold a queue.
+	 */
+	if (rq_is_sync(rq) && cic && !cic->exited) {
 		cfqq = cic->sync_cfqq;
 		if (cfqq && cfqq->cfqd != cfqd) {
 			/* The task moved to another group. */
@@ -389,9 +393,10 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, blk_insert_t flags)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
-	const u64 now = ktime_get_ns();
+	u64 now;
 
 	spin_lock_irq(&cmd->lock);
+	now = cfq_clock(cmd, ktime_get_ns());
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
@@ -517,6 +522,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		return;
 
 	spin_lock_irqsave(&cmd->lock, flags);
+	now = cfq_clock(cmd, now);
 	cfqd = cfqq->cfqd;
 	if (!(cfq_rq_state(rq) & CFQ_RQ_IDLE_CLASS))
 		cmd->last_nonidle = now;
@@ -531,6 +537,8 @@ static void cfq_completed_request(struct request *rq, u64 now)
 
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);
+	if (cfqd != &cmd->root && !cfqd->nr_queued && !cfqd->in_driver)
+		cfq_group_done(cmd, cfqd, now);
 	if (cmd->waiting && cmd->nr_queued) {
 		WRITE_ONCE(cmd->waiting, false);
 		kick = true;
@@ -567,12 +575,13 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 {
 	struct cfq_meta_data *cmd = container_of(timer, struct cfq_meta_data,
 						 idle_timer);
-	const u64 now = ktime_get_ns();
 	struct cfq_data *cfqd;
 	unsigned long flags;
 	bool kick = false;
+	u64 now;
 
 	spin_lock_irqsave(&cmd->lock, flags);
+	now = cfq_clock(cmd, ktime_get_ns());
 	if (cmd->idling == CFQ_IDLE_NONE || now < cmd->idle_deadline)
 		goto out;	/* cancelled or re-armed meanwhile */
 	cfq_log(cmd, "idle %d expired", cmd->idling);
@@ -756,6 +765,7 @@ static void cfq_exit_icq(struct io_cq *icq)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cmd->lock, flags);
+	cic->exited = true;
 	if (cic->sync_cfqq) {
 		cic->sync_cfqq->cic = NULL;
 		cfq_queue_put(cmd, cic->sync_cfqq);

@@ -11,6 +11,7 @@
  * order, with bounded backward seeks, unless the oldest has waited past
  * its FIFO deadline.
  */
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include "cfq.h"
@@ -40,7 +41,8 @@ static u64 cfq_scale_slice(u64 slice, unsigned int busy, u64 base,
 
 	if (expect <= target)
 		return slice;
-	return max(div64_u64(slice * target, expect), min(slice, floor));
+	return max(mul_u64_u64_div_u64(slice, target, expect),
+		   min(slice, floor));
 }
 
 /*
@@ -59,7 +61,7 @@ void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
 	};
 	unsigned int c = IOPRIO_PRIO_CLASS(ioprio);
 
-	if (c == IOPRIO_CLASS_NONE || c >= IOPRIO_CLASS_INVALID) {
+	if (c == IOPRIO_CLASS_NONE || c > IOPRIO_CLASS_IDLE) {
 		*ioclass = CFQ_CLASS_BE;
 		*level = clamp((nice + 20) / 5, 0, IOPRIO_NR_LEVELS - 1);
 		return;

@@ -98,6 +98,22 @@ static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
  * Every scheduler tag is held (queued here or in the driver): no task can
  * send a request until one completes, so idling for one cannot pay.
  */
+/*
+ * The scheduler's clock: never earlier than a time it has already used.
+ * Hooks read the time on different CPUs, and blk-mq may pass a plug's
+ * cached time at completion; a time behind the last one would make a
+ * difference wrap (a group charged 2^64 ns would never run again).
+ */
+static inline u64 cfq_clock(struct cfq_meta_data *cmd, u64 now)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (now < cmd->clock)
+		return cmd->clock;
+	cmd->clock = now;
+	return now;
+}
+
 static inline bool cfq_tags_full(struct cfq_meta_data *cmd)
 {
 	return cmd->nr_queued + cmd->in_driver >= cmd->depth;
@@ -184,6 +200,8 @@ u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 void cfq_group_activate(struct cfq_meta_data *cmd,
 			struct cfq_data *cfqd, u64 now);
 void cfq_group_expire(struct cfq_meta_data *cmd, u64 now);
+void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+		    u64 now);
 struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now);
 bool cfq_others_waiting(struct cfq_meta_data *cmd,
 			struct cfq_data *cfqd);

@@ -208,6 +208,7 @@ struct cfq_meta_data {
 	unsigned int		sync_in_driver;
 	unsigned int		nonidle_in_driver;
 	u64			last_completion;
+	u64			clock;		/* ns, latest time seen */
 	u64			last_nonidle;	/* ns, last RT/BE activity */
 	sector_t		last_position;	/* head position */
 
@@ -229,6 +230,7 @@ struct cfq_meta_data {
 struct cfq_io_cq {
 	struct io_cq		icq;		/* must be first */
 	struct cfq_queue	*sync_cfqq;
+	bool			exited;		/* exit_icq ran: attach nothing */
 };
 
 /*

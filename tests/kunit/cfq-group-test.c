@@ -129,6 +129,23 @@ static void cfq_test_shares(struct kunit *test)
 	KUNIT_EXPECT_LE(test, abs((int)served[2] - 100), 1);
 }
 
+/* Times read on other CPUs, or a plug's cached time, may run behind. */
+static void cfq_test_clock(struct kunit *test)
+{
+	struct cfq_meta_data *cmd;
+
+	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	spin_lock_init(&cmd->lock);
+
+	spin_lock_irq(&cmd->lock);
+	KUNIT_EXPECT_EQ(test, cfq_clock(cmd, 5000), 5000ULL);
+	KUNIT_EXPECT_EQ(test, cfq_clock(cmd, 4000), 5000ULL);
+	KUNIT_EXPECT_EQ(test, cfq_clock(cmd, 7000), 7000ULL);
+	KUNIT_EXPECT_EQ(test, cmd->clock, 7000ULL);
+	spin_unlock_irq(&cmd->lock);
+}
+
 static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_weights),
 	KUNIT_CASE(cfq_test_charge),
@@ -136,6 +153,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_vtime_wrap),
 	KUNIT_CASE(cfq_test_tree),
 	KUNIT_CASE(cfq_test_shares),
+	KUNIT_CASE(cfq_test_clock),
 	{}
 };
 

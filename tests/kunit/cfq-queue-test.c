@@ -60,6 +60,10 @@ static void cfq_test_scale_slice(struct kunit *test)
 	/* ... unless the slice itself is shorter. */
 	KUNIT_EXPECT_EQ(test, cfq_scale_slice(10 * MS, 100, 100 * MS,
 					      300 * MS, 16 * MS), 10 * MS);
+	/* The largest tunables: slice x target exceeds 64 bits. */
+	KUNIT_EXPECT_EQ(test, cfq_scale_slice(18000 * MS, 2, 10000 * MS,
+					      10000 * MS, 16 * MS),
+			9000 * MS);
 }
 
 struct cfq_prio_case {
@@ -90,6 +94,9 @@ static const struct cfq_prio_case cfq_prio_cases[] = {
 	  CFQ_CLASS_BE, 7 },
 	{ "ionice -c3", IOPRIO_CLASS_IDLE, 0, 0,
 	  CFQ_CLASS_IDLE, 0 },
+	/* Classes past IDLE (no user can set them): as if none were set. */
+	{ "class 5", 5, 0, 10,
+	  CFQ_CLASS_BE, 6 },
 };
 
 static void cfq_prio_desc(const struct cfq_prio_case *c, char *desc)
