@@ -101,7 +101,8 @@ def scsi_debug_disk():
 
 
 def make_scsi_debug(prof):
-    """Partition the scsi_debug disk into equal parts, set its delay."""
+    """Partition the scsi_debug disk into equal parts, check its delay
+    and host depth, set the device's queue depth."""
     disk = scsi_debug_disk()
     nparts = prof['partitions']
     spec = ''.join(',%dM\n' % (int(read(f'/sys/block/{disk}/size')) * 512 //
@@ -119,6 +120,11 @@ def make_scsi_debug(prof):
         if got != prof[key]:
             raise RuntimeError(f'scsi_debug {key} is {got}, the profile '
                                f'wants {prof[key]} (a boot parameter)')
+    qd = f'/sys/block/{disk}/device/queue_depth'
+    write(qd, prof['queue_depth'])
+    if int(read(qd)) != prof['queue_depth']:
+        raise RuntimeError(f'{qd} is {read(qd)}, the profile wants '
+                           f'{prof["queue_depth"]}')
     return Device(disk, parts, prof.get('nr_requests'), prof['rotational'])
 
 

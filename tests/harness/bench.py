@@ -42,7 +42,12 @@ def plan(args):
                 continue
             runs += len(peers) * args.runs
             if profiles[p]['kind'] == 'scsi_debug':
-                append = scsi_debug_args(profiles[p])
+                args_p = scsi_debug_args(profiles[p])
+                if append and append != args_p:
+                    raise SystemExit(f'bench: profile {p} needs other '
+                                     'scsi_debug boot parameters than the '
+                                     'others chosen; run it on its own')
+                append = args_p
     return cases, runs, append
 
 
