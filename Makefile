@@ -12,7 +12,7 @@ export PYTHONPATH := $(CURDIR)/tests
 export PYTHONDONTWRITEBYTECODE := 1
 
 # Seconds per measurement and repetitions for `make bench`.
-BENCH_RUNTIME ?= 12
+BENCH_RUNTIME ?= 8
 BENCH_RUNS ?= 1
 BENCH_ARGS ?=
 
