@@ -95,10 +95,6 @@ static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
 }
 
 /*
- * Every scheduler tag is held (queued here or in the driver): no task can
- * send a request until one completes, so idling for one cannot pay.
- */
-/*
  * The scheduler's clock: never earlier than a time it has already used.
  * Hooks read the time on different CPUs, and blk-mq may pass a plug's
  * cached time at completion; a time behind the last one would make a
@@ -114,6 +110,10 @@ static inline u64 cfq_clock(struct cfq_meta_data *cmd, u64 now)
 	return now;
 }
 
+/*
+ * Every scheduler tag is held (queued here or in the driver): no task can
+ * send a request until one completes, so idling for one cannot pay.
+ */
 static inline bool cfq_tags_full(struct cfq_meta_data *cmd)
 {
 	return cmd->nr_queued + cmd->in_driver >= cmd->depth;
