@@ -78,6 +78,22 @@ static bool cfq_fifo_expired(u64 now, u64 deadline)
 }
 
 /*
+ * Cost of moving the head from @last to @s: the distance forward, or
+ * @penalty times the distance back.  False if @s lies further back than
+ * @back_max.
+ */
+static bool cfq_seek_cost(sector_t last, sector_t s, sector_t back_max,
+			  unsigned int penalty, sector_t *cost)
+{
+	if (s >= last) {
+		*cost = s - last;
+		return true;
+	}
+	*cost = (last - s) * penalty;
+	return s + back_max >= last;
+}
+
+/*
  * Which of two requests to serve next from head position @last: a sync
  * one before an async one, else the nearer one, where a backward seek of
  * at most @back_max sectors counts @penalty times its distance and a
@@ -87,26 +103,14 @@ static bool cfq_prefer_first(sector_t last, sector_t s1, bool sync1,
 			     sector_t s2, bool sync2, sector_t back_max,
 			     unsigned int penalty)
 {
-	sector_t d1 = 0, d2 = 0;
-	bool far1 = false, far2 = false;
+	sector_t d1, d2;
+	bool far1, far2;
 
 	if (sync1 != sync2)
 		return sync1;
 
-	if (s1 >= last)
-		d1 = s1 - last;
-	else if (s1 + back_max >= last)
-		d1 = (last - s1) * penalty;
-	else
-		far1 = true;
-
-	if (s2 >= last)
-		d2 = s2 - last;
-	else if (s2 + back_max >= last)
-		d2 = (last - s2) * penalty;
-	else
-		far2 = true;
-
+	far1 = !cfq_seek_cost(last, s1, back_max, penalty, &d1);
+	far2 = !cfq_seek_cost(last, s2, back_max, penalty, &d2);
 	if (far1 != far2)
 		return !far1;
 	if (far1)	/* both behind the window: the one further back */
