@@ -408,6 +408,17 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	spin_unlock_irq(&cmd->lock);
 }
 
+/* @ioc's lookup hint if it is a live io_cq of @q, else NULL; under RCU. */
+static struct io_cq *cfq_icq_hint(struct io_context *ioc,
+				  struct request_queue *q)
+{
+	struct io_cq *icq = rcu_dereference(ioc->icq_hint);
+
+	if (icq && icq->q == q && !(icq->flags & ICQ_DESTROYED))
+		return icq;
+	return NULL;
+}
+
 /*
  * The submitter's io_cq for @q with a reference on its io_context, as
  * ioc_find_get_icq() gives it, without q->queue_lock in the common case:
@@ -423,8 +434,8 @@ static struct io_cq *cfq_find_get_icq(struct request_queue *q)
 
 	if (ioc) {
 		rcu_read_lock();
-		icq = rcu_dereference(ioc->icq_hint);
-		if (icq && icq->q == q && !(icq->flags & ICQ_DESTROYED)) {
+		icq = cfq_icq_hint(ioc, q);
+		if (icq) {
 			/* get_io_context() is private to blk-ioc.c */
 			atomic_long_inc(&ioc->refcount);
 			rcu_read_unlock();
@@ -643,8 +654,8 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	 * lookup.
 	 */
 	rcu_read_lock();
-	icq = rcu_dereference(current->io_context->icq_hint);
-	if (!icq || icq->q != q) {
+	icq = cfq_icq_hint(current->io_context, q);
+	if (!icq) {
 		spin_lock_irqsave(&q->queue_lock, flags);
 		icq = ioc_lookup_icq(q);
 		spin_unlock_irqrestore(&q->queue_lock, flags);
