@@ -328,17 +328,16 @@ void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 }
 
 /*
- * A group whose cgroup is gone has finished its last request: end its
- * turn and let it go now, rather than at the next turn on this device,
- * which may not come while the device stays quiet.
+ * @cfqd has nothing queued and nothing in the driver.  If its cgroup is
+ * gone, end its turn and let it go now, rather than at the next turn on
+ * this device, which may not come while the device stays quiet.
  */
 void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 		    u64 now)
 {
 	lockdep_assert_held(&cmd->lock);
 
-	if (cfqd->nr_queued || cfqd->in_driver ||
-	    !cfq_cgroup_is_dying(cfqd->css))
+	if (!cfq_cgroup_is_dying(cfqd->css))	/* the root's css is NULL */
 		return;
 	if (cmd->active == cfqd)
 		cfq_group_expire(cmd, now);	/* reaps */
