@@ -50,18 +50,27 @@ static void cfq_test_vtime_wrap(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_vtime_before(5, U64_MAX - 10));
 }
 
+/* An empty device: its lock and an empty group tree. */
+static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	spin_lock_init(&cmd->lock);
+	cmd->group_tree = RB_ROOT_CACHED;
+	return cmd;
+}
+
 static void cfq_test_tree(struct kunit *test)
 {
 	struct cfq_meta_data *cmd;
 	struct cfq_data *g;
 	int i;
 
-	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	cmd = cfq_test_cmd(test);
 	g = kunit_kcalloc(test, 3, sizeof(*g), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_ASSERT_NOT_NULL(test, g);
-	spin_lock_init(&cmd->lock);
-	cmd->group_tree = RB_ROOT_CACHED;
 	cmd->min_vdisktime = 1000;
 
 	spin_lock_irq(&cmd->lock);
@@ -105,12 +114,9 @@ static void cfq_test_shares(struct kunit *test)
 	struct cfq_meta_data *cmd;
 	struct cfq_data *g;
 
-	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+	cmd = cfq_test_cmd(test);
 	g = kunit_kcalloc(test, 3, sizeof(*g), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_ASSERT_NOT_NULL(test, g);
-	spin_lock_init(&cmd->lock);
-	cmd->group_tree = RB_ROOT_CACHED;
 
 	spin_lock_irq(&cmd->lock);
 	for (i = 0; i < 3; i++)
@@ -134,10 +140,7 @@ static void cfq_test_clock(struct kunit *test)
 {
 	struct cfq_meta_data *cmd;
 
-	cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, cmd);
-	spin_lock_init(&cmd->lock);
-
+	cmd = cfq_test_cmd(test);
 	spin_lock_irq(&cmd->lock);
 	KUNIT_EXPECT_EQ(test, cfq_clock(cmd, 5000), 5000ULL);
 	KUNIT_EXPECT_EQ(test, cfq_clock(cmd, 4000), 5000ULL);
