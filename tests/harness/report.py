@@ -95,6 +95,13 @@ def _fmt_p99(vals):
     return '/'.join('-' if v is None else f'{v:.0f}' for v in vals)
 
 
+def _fmt_vs(row):
+    """Total I/Os against none's, or '-' where none did not run."""
+    if row['iops_vs_none'] is None:
+        return '-'
+    return f'{100 * row["iops_vs_none"]:.0f} %'
+
+
 def markdown(rows):
     out = []
     cur = None
@@ -113,8 +120,7 @@ def markdown(rows):
                     '| peer | shares % | target % | error pts (mean / worst)'
                     ' | IOPS | vs none | p99 ms |',
                     '|---|---|---|---|---|---|---|']
-        vs = ('-' if row['iops_vs_none'] is None
-              else f'{100 * row["iops_vs_none"]:.0f} %')
+        vs = _fmt_vs(row)
         out.append(f'| {row["peer"]} | {_fmt_shares(row["shares"])} | '
                    f'{_fmt_shares(row["target"])} | '
                    f'{row["err_mean"]:.1f} / {row["err_worst"]:.1f} | '
@@ -171,8 +177,7 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
     def cells(r):
         if r is None:
             return '-', '-'
-        vs = ('-' if r['iops_vs_none'] is None
-              else f'{100 * r["iops_vs_none"]:.0f} %')
+        vs = _fmt_vs(r)
         return (f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f} / '
                 f'{r["err_worst"]:.1f})', vs)
 
