@@ -46,6 +46,12 @@ cfq_css_alloc(struct cgroup_subsys_state *parent)
 	return &cfqcg->css;
 }
 
+/* rmdir: the devices let go of the group (and its css reference). */
+static void cfq_css_offline(struct cgroup_subsys_state *css)
+{
+	cfq_sched_cgroup_offline();
+}
+
 static void cfq_css_free(struct cgroup_subsys_state *css)
 {
 	kfree(css_cfqcg(css));
@@ -101,6 +107,7 @@ static struct cftype cfq_files[] = {
  */
 struct cgroup_subsys cfq_cgrp_subsys = {
 	.css_alloc	= cfq_css_alloc,
+	.css_offline	= cfq_css_offline,
 	.css_free	= cfq_css_free,
 	.legacy_cftypes	= cfq_files,
 };

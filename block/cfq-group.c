@@ -292,7 +292,7 @@ void cfq_group_activate(struct cfq_meta_data *cmd,
 }
 
 /* Reap groups whose cgroup is gone and that have nothing left to do. */
-static void cfq_group_reap(struct cfq_meta_data *cmd)
+void cfq_group_reap(struct cfq_meta_data *cmd)
 {
 	struct cfq_data *cfqd, *tmp;
 

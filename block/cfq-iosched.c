@@ -96,7 +96,7 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 
 	cfqq->dispatched++;
 	cfqd->in_driver++;
-	cmd->in_driver++;
+	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
 	if (rq_is_sync(rq)) {
 		cfqd->sync_in_driver++;
 		cmd->sync_in_driver++;
@@ -127,7 +127,7 @@ static void cfq_account_done(struct cfq_meta_data *cmd, struct request *rq)
 		return;
 	cfqq->dispatched--;
 	cfqd->in_driver--;
-	cmd->in_driver--;
+	WRITE_ONCE(cmd->in_driver, cmd->in_driver - 1);
 	if (rq_is_sync(rq)) {
 		cfqd->sync_in_driver--;
 		cmd->sync_in_driver--;
@@ -794,6 +794,10 @@ static void cfq_exit_icq(struct io_cq *icq)
  * part of them its weight has against the heaviest busy group, so that
  * the requests of light groups, which wait longest, cannot fill the tags
  * and leave a heavy group's tasks waiting for a tag instead of for us.
+ * The group cut applies only while tags are scarce (3/4 or more held):
+ * under it, the allocator's wake-up order, not cfq, decides which of a
+ * light group's tasks may queue, and with 100 readers in a prio-7 group
+ * some waited 10 s for a tag while tags were free.
  */
 static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
@@ -809,7 +813,8 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	 * its cut from its first request on.
 	 */
 	if (READ_ONCE(cmd->tun[CFQ_GROUP_DEPTH]) &&
-	    READ_ONCE(cmd->min_weight) < max_weight)
+	    READ_ONCE(cmd->min_weight) < max_weight &&
+	    cfq_tags_scarce(cmd, depth))
 		weight = cfq_ioprio_to_weight(cfq_cgroup_current_ioprio());
 	else if (!async)
 		return;
@@ -841,6 +846,50 @@ static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
  * Setup and teardown
  */
 
+/* Every cfq device, for cgroup removal to reach. */
+static LIST_HEAD(cfq_devices);
+static DEFINE_MUTEX(cfq_devices_lock);
+
+#ifdef CONFIG_CFQ_CGROUP
+/*
+ * Called from the cfq cgroup's css_offline, in process context with
+ * cgroup_mutex held, after the css was marked dying.  A removed group with
+ * nothing queued or in flight is freed on every device now (it would
+ * otherwise keep its cgroup pinned until that device's next turn); one
+ * with I/O left is freed at its last completion (cfq_group_done()).  A
+ * removed group still holding the turn with nothing left (the device went
+ * idle during its turn, or others wait while it idles) ends the turn,
+ * which reaps it; whoever waited is then dispatched.
+ */
+void cfq_sched_cgroup_offline(void)
+{
+	struct cfq_meta_data *cmd;
+	struct cfq_data *cfqd;
+	bool kick;
+
+	mutex_lock(&cfq_devices_lock);
+	list_for_each_entry(cmd, &cfq_devices, device_node) {
+		kick = false;
+		spin_lock_irq(&cmd->lock);
+		cfqd = cmd->active;
+		if (cfqd && cfq_cgroup_is_dying(cfqd->css) &&
+		    !cfqd->nr_queued && !cfqd->in_driver) {
+			cfq_group_expire(cmd, cfq_clock(cmd, ktime_get_ns()));
+			if (cmd->waiting && cmd->nr_queued) {
+				WRITE_ONCE(cmd->waiting, false);
+				kick = true;
+			}
+		} else {
+			cfq_group_reap(cmd);
+		}
+		spin_unlock_irq(&cmd->lock);
+		if (kick)
+			blk_mq_run_hw_queues(cmd->queue, true);
+	}
+	mutex_unlock(&cfq_devices_lock);
+}
+#endif
+
 static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct cfq_meta_data *cmd;
@@ -869,6 +918,10 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	cmd->idle_timer.function = cfq_idle_timer_fn;
 	cfq_group_init(cmd, &cmd->root, NULL);
 
+	mutex_lock(&cfq_devices_lock);
+	list_add(&cmd->device_node, &cfq_devices);
+	mutex_unlock(&cfq_devices_lock);
+
 	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
 	q->elevator = eq;
 	return 0;
@@ -884,6 +937,9 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	struct cfq_data *cfqd, *tmp;
 	unsigned int leaked;
 
+	mutex_lock(&cfq_devices_lock);
+	list_del(&cmd->device_node);
+	mutex_unlock(&cfq_devices_lock);
 	hrtimer_cancel(&cmd->idle_timer);
 
 	spin_lock_irq(&cmd->lock);

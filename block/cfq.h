@@ -119,6 +119,14 @@ static inline bool cfq_tags_full(struct cfq_meta_data *cmd)
 	return cmd->nr_queued + cmd->in_driver >= cmd->depth;
 }
 
+/* Without the lock (limit_depth): are 3/4 or more of the tags held? */
+static inline bool cfq_tags_scarce(struct cfq_meta_data *cmd,
+				   unsigned int depth)
+{
+	return 4 * (READ_ONCE(cmd->nr_queued) + READ_ONCE(cmd->in_driver)) >=
+	       3 * depth;
+}
+
 static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
 {
 	return container_of(icq, struct cfq_io_cq, icq);
@@ -210,5 +218,6 @@ bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 			   struct cfq_data *cfqd);
 void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+void cfq_group_reap(struct cfq_meta_data *cmd);
 
 #endif /* _BLOCK_CFQ_H */

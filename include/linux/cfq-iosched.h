@@ -10,8 +10,9 @@
  * group to serve.  struct cfq_data (one per device x cgroup) runs
  * conventional per-task CFQ over its struct cfq_queue objects (one sync
  * queue per io_context, async queues per I/O class and level).  The cgroup
- * side is an adapter the scheduler calls (cfq_cgroup_*() below); it never
- * calls into the scheduler.
+ * side is an adapter the scheduler calls (cfq_cgroup_*() below); it calls
+ * into the scheduler once, when a group is removed, so that every device
+ * frees that group's state (cfq_sched_cgroup_offline()).
  *
  * Locking
  * -------
@@ -21,6 +22,8 @@
  *   requeue_request) and the idle hrtimer run in hard or soft IRQ context,
  *   so the lock is IRQ-safe: spin_lock_irqsave() there, spin_lock_irq() in
  *   the hooks that always run in process context with IRQs enabled.
+ * - cfq_devices_lock (a mutex in cfq-iosched.c) guards the list of cfq
+ *   devices; cgroup_mutex -> cfq_devices_lock -> cmd->lock.
  * - Lock order: q->queue_lock -> ioc->lock -> cmd->lock.  exit_icq runs
  *   with ioc->lock held and IRQs off and takes cmd->lock.  Nothing takes
  *   q->queue_lock or ioc->lock while holding cmd->lock, so io_cq lookups
@@ -39,8 +42,9 @@
  *   request drops a reference that is not the last without the lock.
  *   Freed, under cmd->lock, at zero.
  * - cfq_data: refcount_t.  One reference while it is linked on
- *   cmd->groups (dropped when the group is reaped: cgroup removed and no
- *   I/O left, or elevator exit) and one per cfq_queue.  The root group is
+ *   cmd->groups (dropped when the group is reaped: at the cgroup's offline
+ *   if it has no I/O left, else at its last completion; or at elevator
+ *   exit) and one per cfq_queue.  The root group is
  *   embedded in cfq_meta_data and lives as long as it.
  * - A cfq_data holds a css reference on its cgroup; each request holds one
  *   from prepare_request to finish_request, and an io_context reference.
@@ -201,6 +205,7 @@ struct cfq_meta_data {
 	struct list_head	groups;		/* every cfq_data */
 	unsigned int		nr_groups;
 	struct cfq_data		root;
+	struct list_head	device_node;	/* cfq_devices, its own lock */
 
 	unsigned int		nr_queued;	/* in the scheduler; has_work */
 	bool			waiting;	/* has_work: wait for an event */
@@ -250,6 +255,8 @@ bool cfq_cgroup_is_root(struct cgroup_subsys_state *css);
 /* Removed (rmdir) but still referenced. */
 bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css);
 void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len);
+/* From the subsystem's css_offline: free removed groups' idle state. */
+void cfq_sched_cgroup_offline(void);
 #else
 static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
 {
