@@ -112,10 +112,19 @@ class Fio:
             time.sleep(0.05)
         raise AssertionError(f'fio workers did not start: {pids}')
 
-    def wait(self):
-        out, _ = self.proc.communicate()
-        check(self.proc.returncode == 0, 'fio completed without error')
-        self.report = fiolib.parse_json(out)
+    def wait(self, ok=True, timeout=None):
+        """Wait for fio (at most `timeout` s) and read its report; with
+        ok, it must have succeeded (errors are the test's to judge
+        otherwise)."""
+        out, _ = self.proc.communicate(timeout=timeout)
+        if ok:
+            check(self.proc.returncode == 0, 'fio completed without error')
+        try:
+            self.report = fiolib.parse_json(out)
+        except ValueError:
+            if ok:
+                raise
+            self.report = None	# fio died before its report
         self.logs = [fiolib.read_iops_log(p)
                      for i in range(self.njobs)
                      for p in glob.glob(f'{self.dir}/j{i}_iops.*.log')]

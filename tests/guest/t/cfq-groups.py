@@ -30,15 +30,23 @@ mkgroup('b', 4)
 fa = Fio('a', disk, readers(0), 12, group='a')
 fb = Fio('b', disk, readers(1), 12, group='b')
 t0 = time.time()
-time.sleep(4)
+# Both groups must be running before the 3 s "before" window (fio starts
+# slowly on a debug kernel).
+while min(sched_groups('grptest').get(g, {}).get('dispatched', 0)
+          for g in 'ab') == 0:
+    time.sleep(0.1)
+both = time.time() - t0
+time.sleep(3)
 mkgroup('a', 0)
 mkgroup('b', 7)
 changed = time.time() - t0
 fa.wait()
 fb.wait()
-before = shares([sum(fa.ios(1, changed, t0)), sum(fb.ios(1, changed, t0))])
-after = shares([sum(fa.ios(changed + 1.5, 11.5, t0)),
-                sum(fb.ios(changed + 1.5, 11.5, t0))])
+end = min(fa.started, fb.started) + 12 - t0 - 0.5
+before = shares([sum(fa.ios(both + 0.5, changed, t0)),
+                 sum(fb.ios(both + 0.5, changed, t0))])
+after = shares([sum(fa.ios(changed + 1.5, end, t0)),
+                sum(fb.ios(changed + 1.5, end, t0))])
 result['ioprio_change'] = {'before': before, 'after': after}
 check(abs(before[0] - 50) <= 6, f'equal groups before: {before[0]:.1f} %')
 check(abs(after[0] - 88.9) <= 4,
