@@ -9,7 +9,7 @@ nullb_create swtest irqmode=2 completion_nsec=200000 hw_queue_depth=4 \
 echo cfq >/sys/block/swtest/queue/scheduler
 
 fio --output-format=json --eta=never --name=w --filename=/dev/swtest \
-	--direct=1 --ioengine=psync --rw=randwrite --bs=4k --size=32m \
+	--direct=1 --ioengine=psync --rw=randwrite --bs=4k --size=8m \
 	--verify=crc32c --verify_fatal=1 --do_verify=1 --loops=3 \
 	--verify_state_save=0 \
 	--name=r --rw=randread --bs=16k --offset=64m --size=64m \
