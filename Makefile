@@ -3,6 +3,7 @@
 #
 #   make demo    install what is missing, build, boot, run RFC Test 1
 #   make check   the tests (host unit tests, apply/build, VM tests)
+#   make stress  the stress matrix on the debug kernel, 60 s per case
 #   make bench   the full peer matrix; report into docs/results/
 
 PY := /usr/bin/python3
@@ -16,7 +17,10 @@ BENCH_RUNTIME ?= 8
 BENCH_RUNS ?= 1
 BENCH_ARGS ?=
 
-.PHONY: all deps tree apply kernel demo check unit bench
+# Seconds per stress case for `make stress` (`make check` runs 10).
+STRESS_SECS ?= 60
+
+.PHONY: all deps tree apply kernel demo check unit stress bench
 
 all: check
 
@@ -43,6 +47,9 @@ check: deps
 
 unit:
 	$(PY) -m pytest -ra -m 'not vm' tests/host
+
+stress: deps
+	CFQ_STRESS_SECS=$(STRESS_SECS) $(PY) -m pytest -ra tests/host/test_debug.py
 
 bench: deps
 	scripts/bench.sh $(CACHE)/results/bench --runs $(BENCH_RUNS) \

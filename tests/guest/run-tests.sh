@@ -5,12 +5,20 @@
 # (TEST = NAME of tests/guest/t/NAME.sh, run by bash, or t/NAME.py, python3)
 # For each test: OUTDIR/NAME.log (its output), NAME.rc (exit status),
 # NAME.dmesg (the kernel messages printed while it ran), NAME.json if the
-# test wrote one (through $RESULT).  The host judges each one.
+# test wrote one (through $RESULT), and on a kernel with kmemleak
+# NAME.kmemleak: the leaks a scan found after the test, which has by then
+# switched cfq out and removed its groups.  The host judges each one.
 out=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
+kml=/sys/kernel/debug/kmemleak
 mkdir -p "$out"
 dmesg -C
+# Start from a clean slate: what boot left unreferenced is not ours.
+if [ -w $kml ]; then
+	echo scan >$kml
+	echo clear >$kml
+fi
 cd /tmp || exit 1
 for t in "$@"; do
 	echo "guest-test: $t" >/dev/console
@@ -23,6 +31,16 @@ for t in "$@"; do
 	RESULT=$out/$t.json TESTDIR=$here PYTHONPATH=$here timeout 900 \
 		"${cmd[@]}" >"$out/$t.log" 2>&1
 	rc=$?
+	if [ -w $kml ]; then
+		# kmemleak does not report objects younger than 5 s.
+		sleep 5
+		if echo scan >$kml; then
+			cat $kml >"$out/$t.kmemleak"
+		else
+			echo "kmemleak: scan failed" >"$out/$t.kmemleak"
+		fi
+		echo clear >$kml
+	fi
 	dmesg -c >"$out/$t.dmesg"
 	echo "$rc" >"$out/$t.rc"
 	printf 'guest-test: %s rc=%s %.1fs\n' "$t" "$rc" \

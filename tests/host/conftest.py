@@ -42,6 +42,15 @@ def lean_kernel():
 
 
 @pytest.fixture(scope='session')
+def debug_kernel():
+    """Path of the debug kernel (tests/configs/debug.config), built
+    (incrementally) once."""
+    out = subprocess.run([os.path.join(REPO, 'scripts', 'build.sh'), 'debug'],
+                         stdout=subprocess.PIPE, check=True, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope='session')
 def vm_results():
     """A fresh directory for VM results under the cache."""
     path = os.path.join(cache_dir(), 'results', 'check')

@@ -92,7 +92,7 @@ time.sleep(1)
 left = sched_groups('grptest')
 result['rmdir'] = {'queued_at_rmdir': queued, 'groups_after': list(left)}
 check(queued > 0, f'group c had {queued} requests queued at rmdir')
-check(sum(fc.ios(0, 8)) > 0, 'c\'s readers completed their I/O')
+check(sum(map(len, fc.logs)) > 0, 'c\'s readers completed their I/O')
 check('c' not in left, f'c\'s state freed once idle: {sorted(left)}')
 
 # 4. Elevator switches with populated groups, under verify.

@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the stress matrix (issue 5): how long to run, fio jobs
+that verify what they wrote, and the checks every stress case ends with.
+
+STRESS_SECS sets each case's length: `make stress` runs the full 60 s,
+`make check` a quick version.  A case fails by raising."""
+import os
+import random
+import subprocess
+import time
+
+from gtest import CFQ_CG, check, move, sched_groups
+
+SECS = int(os.environ.get('STRESS_SECS', '10'))
+MB = 1 << 20
+
+
+def verify_writer(offset_mb, size_mb=2, **extra):
+    """A fio job that writes its region and reads it back (crc32c), loop
+    after loop, until the run's time is up.  A lost, misdirected or torn
+    write fails it (verify_fatal)."""
+    job = {'rw': 'randwrite', 'bs': '4k', 'offset': f'{offset_mb}m',
+           'size': f'{size_mb}m', 'verify': 'crc32c', 'verify_fatal': 1,
+           'do_verify': 1, 'loops': 100000, 'verify_state_save': 0,
+           'time_based': 0}
+    job.update(extra)
+    return job
+
+
+def reader(offset_mb, size_mb=64, **extra):
+    job = {'rw': 'randread', 'bs': '4k', 'offset': f'{offset_mb}m',
+           'size': f'{size_mb}m'}
+    job.update(extra)
+    return job
+
+
+def verified(fio_run):
+    """(writes, verified reads) of the verify jobs of a finished Fio."""
+    w = r = 0
+    for job in fio_run.report['jobs']:
+        if job['job options'].get('verify') == 'crc32c':
+            check(job['error'] == 0,
+                  f'{job["jobname"]}: no verify or I/O error')
+            w += job['write']['total_ios']
+            r += job['read']['total_ios']
+    return w, r
+
+
+def per_second(run):
+    """I/Os of a finished Fio run in each whole second of the time all
+    its jobs were running (from the last job's first completion to the
+    first job's last one)."""
+    logs = [sorted(t for t, _, _ in log) for log in run.logs]
+    check(all(logs), f'{run.dir}: every job completed I/O')
+    t0 = max(t[0] for t in logs)
+    t1 = min(t[-1] for t in logs)
+    counts = [0] * ((t1 - t0) // 1000)
+    for t in logs:
+        for x in t:
+            if t0 <= x < t0 + 1000 * len(counts):
+                counts[(x - t0) // 1000] += 1
+    return counts
+
+
+def sched_file(disk, name):
+    with open(f'/sys/kernel/debug/block/{disk}/sched/{name}') as f:
+        return f.read()
+
+
+def sched_state(disk):
+    """cfq's device state from debugfs as {key: value-string}."""
+    out = {}
+    for line in sched_file(disk, 'state').splitlines():
+        key, _, val = line.partition(' ')
+        out[key] = val
+    return out
+
+
+def wait_drained(disk, timeout=10):
+    """Once the I/O has stopped, cfq holds no request: nothing queued,
+    nothing counted in the driver."""
+    end = time.monotonic() + timeout
+    while True:
+        st = sched_state(disk)
+        if st['queued'] == '0' and st['in_driver'] == '0':
+            break
+        if time.monotonic() > end:
+            raise AssertionError(f'{disk}: cfq still holds requests: {st}')
+        time.sleep(0.1)
+    check(True, f'{disk}: cfq drained (queued 0, in_driver 0)')
+
+
+def write_sched(disk, elevator):
+    with open(f'/sys/block/{disk}/queue/scheduler', 'w') as f:
+        f.write(elevator)
+
+
+def remove_groups(names):
+    """Move every task of the groups to the root, then rmdir them."""
+    for g in names:
+        path = f'{CFQ_CG}/{g}'
+        if not os.path.isdir(path):
+            continue
+        with open(f'{path}/tasks') as f:
+            for pid in f.read().split():
+                try:
+                    move(pid, '')
+                except ProcessLookupError:
+                    pass
+        os.rmdir(path)
+
+
+def groups_freed(disk, keep=(), timeout=5):
+    """Once groups are removed (rmdir) and the disk is idle, only `keep`
+    and the root have cfq state on the disk.  The cgroup core takes the
+    group offline asynchronously after rmdir returns: allow it a moment."""
+    end = time.monotonic() + timeout
+    while True:
+        left = set(sched_groups(disk)) - {'/'} - set(keep)
+        if not left or time.monotonic() > end:
+            break
+        time.sleep(0.1)
+    check(not left, f'{disk}: removed groups\' state freed, left: '
+          f'{sorted(left)}')
+    return sorted(left)
+
+
+def pick(seq):
+    return random.choice(list(seq))
+
+
+def run_for(secs, period, step):
+    """Call step(i) every `period` seconds for `secs`; return how many
+    steps ran."""
+    end = time.monotonic() + secs
+    i = 0
+    while time.monotonic() < end:
+        t = time.monotonic()
+        step(i)
+        i += 1
+        time.sleep(max(0.0, period - (time.monotonic() - t)))
+    return i
+
+
+def sh(cmd):
+    return subprocess.run(['sh', '-c', cmd], check=True)

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Stress 2: cgroup churn for STRESS_SECS.  Three groups run verifying
+writers and readers while, every 50 ms, one of: a new group is made and
+a worker moved into it, a worker is moved to another group (or the
+root), a group's cfq.ioprio is rewritten, or a temporary group is
+removed while its requests are still queued or in flight.  All writes
+verify, every worker keeps completing I/O, and the removed groups' state
+is freed."""
+import os
+import random
+
+import devices
+from gtest import CFQ_CG, Fio, check, mkgroup, mount_cfq, move, nullb, \
+    save, sched_groups
+from stress import SECS, groups_freed, pick, reader, remove_groups, \
+    run_for, verified, verify_writer, wait_drained, write_sched
+
+random.seed(int(os.environ.get('STRESS_SEED', '5')))
+mount_cfq()
+dev = nullb('stch', memory_backed=1, size_mb=512, hw_queue_depth=2,
+            completion_nsec=300000)
+disk = dev.disk
+fixed = ['p0', 'p1', 'p2']
+runs = []
+for i, g in enumerate(fixed):
+    mkgroup(g, 2 * i)
+    base = 160 * i
+    runs.append(Fio(g, f'/dev/{disk}',
+                    [verify_writer(base), reader(base + 16),
+                     reader(base + 80)], SECS + 2, group=g))
+workers = [p for r in runs for p in r.worker_pids()]
+temp = []
+stats = {'mkdir': 0, 'move': 0, 'ioprio': 0, 'rmdir': 0,
+         'rmdir_with_queued': 0, 'rmdir_with_in_driver': 0}
+
+
+def step(i):
+    action = i % 4
+    if action == 0 or (action == 3 and not temp):
+        g = f't{i}'
+        mkgroup(g, random.randrange(8))
+        temp.append(g)
+        move(pick(workers), g)
+        stats['mkdir'] += 1
+    elif action == 1:
+        move(pick(workers), pick(fixed + temp + ['']))
+        stats['move'] += 1
+    elif action == 2:
+        mkgroup(pick(fixed + temp), random.randrange(8))
+        stats['ioprio'] += 1
+    else:
+        g = temp.pop(0)
+        state = sched_groups(disk).get(g, {})
+        stats['rmdir_with_queued'] += state.get('queued', 0) > 0
+        stats['rmdir_with_in_driver'] += state.get('in_driver', 0) > 0
+        with open(f'{CFQ_CG}/{g}/tasks') as f:
+            for pid in f.read().split():
+                move(pid, pick(fixed))
+        os.rmdir(f'{CFQ_CG}/{g}')
+        stats['rmdir'] += 1
+
+
+steps = run_for(SECS, 0.05, step)
+check(steps >= SECS * 10, f'{steps} churn steps in {SECS} s')
+result = {'secs': SECS, 'steps': steps, 'actions': stats}
+verified_total = 0
+for g, run in zip(fixed, runs):
+    run.wait()
+    w, r = verified(run)
+    verified_total += r
+    check(w > 0 and r > 0, f'{g}: {w} writes, {r} verified')
+    done = [sum(run.ios(0, SECS + 2)[k:k + 1]) for k in range(run.njobs)]
+    check(min(done) > 0, f'{g}: every worker completed I/O: {done}')
+result['verified_total'] = verified_total
+check(stats['rmdir_with_queued'] + stats['rmdir_with_in_driver'] > 0,
+      f'groups removed with requests queued ({stats["rmdir_with_queued"]})'
+      f' or in the driver ({stats["rmdir_with_in_driver"]})')
+remove_groups(temp + fixed)
+wait_drained(disk)
+result['groups_left'] = groups_freed(disk)
+save(result)
+write_sched(disk, 'none')
+devices.remove_null_blk(disk)
