@@ -20,9 +20,9 @@ def verify_writer(offset_mb, size_mb=2, **extra):
     after loop, until the run's time is up.  A lost, misdirected or torn
     write fails it (verify_fatal)."""
     job = {'rw': 'randwrite', 'bs': '4k', 'offset': f'{offset_mb}m',
-           'size': f'{size_mb}m', 'verify': 'crc32c', 'verify_fatal': 1,
-           'do_verify': 1, 'loops': 100000, 'verify_state_save': 0,
-           'time_based': 0}
+           'size': f'{int(size_mb * 1024)}k', 'verify': 'crc32c',
+           'verify_fatal': 1, 'do_verify': 1, 'loops': 100000,
+           'verify_state_save': 0, 'time_based': 0}
     job.update(extra)
     return job
 

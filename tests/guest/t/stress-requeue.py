@@ -33,6 +33,8 @@ result = {'secs': 2 * half}
 
 
 def inject(kind, probability):
+    # Quietly: verbose fault injection prints a stack per injected fault.
+    devices.write(f'{cfs}/{kind}_inject/verbose', 0)
     devices.write(f'{cfs}/{kind}_inject/interval', 1)
     devices.write(f'{cfs}/{kind}_inject/times', INJECT if probability
                   else 0)
