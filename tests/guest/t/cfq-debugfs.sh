@@ -13,16 +13,21 @@ grep -q '^mode time$' "$sched/state" || fail "rotational device not in time mode
 echo 1 >/sys/block/dbgtest/trace/enable
 echo blk >/sys/kernel/tracing/current_tracer
 fio --name=r --filename=/dev/dbgtest --direct=1 --rw=read --bs=4k \
-	--time_based --runtime=2 --ioengine=psync --eta=never \
+	--time_based --runtime=5 --ioengine=psync --eta=never \
 	--output-format=json >/dev/null &
 fpid=$!
-for i in $(seq 50); do
-	grep -q '^active_group /$' "$sched/state" && break
+# One snapshot must show both the group and the reader's queue in
+# service (fio starts slowly on the debug kernel: poll for it).
+for i in $(seq 100); do
+	st=$(cat "$sched/state")
+	echo "$st" | grep -q '^active_group /$' &&
+		echo "$st" | grep -q '^active_queue pid [0-9]* sync class B level 4' &&
+		break
 	sleep 0.1
 done
-grep -q '^active_group /$' "$sched/state" || { cat "$sched/state"; fail "no active group while reading"; }
-grep -q '^active_queue pid [0-9]* sync class B level 4' "$sched/state" ||
-	{ cat "$sched/state"; fail "no active sync BE4 queue"; }
+echo "$st" | grep -q '^active_group /$' || { echo "$st"; fail "no active group while reading"; }
+echo "$st" | grep -q '^active_queue pid [0-9]* sync class B level 4' ||
+	{ echo "$st"; fail "no active sync BE4 queue"; }
 grep -q '^/ weight 4 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
 wait $fpid || fail "fio"
 cp /sys/kernel/tracing/trace /tmp/trace.txt
