@@ -48,6 +48,7 @@ class Result:
     exit_code: int = None
     seconds: float = 0.0
     results: str = ''
+    boot_hangs: list = field(default_factory=list)
 
 
 def kvm_usable():
@@ -114,9 +115,45 @@ def judge(results, expect, timed_out=False):
     return res
 
 
+BOOTED = 'cfq-vm: running job'
+
+
+def boot_and_wait(argv, console, timeout, boot_timeout):
+    """Run QEMU for at most `timeout` s.  Returns 'done', 'timeout', or
+    'boot-hang' when the guest has not started the job (tests/guest/init
+    prints BOOTED) within `boot_timeout` s."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    start = time.monotonic()
+    while proc.poll() is None:
+        now = time.monotonic() - start
+        if now > timeout:
+            verdict = 'timeout'
+        elif boot_timeout and now > boot_timeout and not booted(console):
+            verdict = 'boot-hang'
+        else:
+            time.sleep(1)
+            continue
+        proc.kill()
+        proc.wait()
+        return verdict
+    return 'done'
+
+
+def booted(console):
+    try:
+        with open(console, errors='replace') as f:
+            return BOOTED in f.read()
+    except OSError:
+        return False
+
+
 def run(kernel, command, results, expect=(), timeout=900, cpus=2,
-        mem='2G', append=(), drives=(), quiet=False):
-    """Boot `kernel`, run `command` (a shell string) in the guest."""
+        mem='2G', append=(), drives=(), quiet=False, boot_timeout=None,
+        boot_retries=0):
+    """Boot `kernel`, run `command` (a shell string) in the guest.  With
+    boot_timeout, a boot that has not reached the job by then is killed
+    and, up to boot_retries times, booted again; each such hang is kept
+    (console-hang-N.log) and listed in Result.boot_hangs."""
     if os.path.exists(results):
         shutil.rmtree(results)
     os.makedirs(results)
@@ -132,14 +169,20 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
     argv = qemu_argv(kernel, results, cpus, mem, append, drives)
+    console = os.path.join(results, 'console.log')
     start = time.monotonic()
-    timed_out = False
-    try:
-        subprocess.run(argv, stdin=subprocess.DEVNULL, timeout=timeout,
-                       check=False)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    res = judge(results, expect, timed_out)
+    hangs = []
+    while True:
+        verdict = boot_and_wait(argv, console, timeout, boot_timeout)
+        if verdict != 'boot-hang' or len(hangs) >= boot_retries:
+            break
+        kept = os.path.join(results, f'console-hang-{len(hangs)}.log')
+        os.replace(console, kept)
+        hangs.append(kept)
+    res = judge(results, expect, verdict != 'done')
+    if verdict == 'boot-hang':
+        res.reasons.insert(0, f'guest did not boot within {boot_timeout} s')
+    res.boot_hangs = hangs
     res.seconds = time.monotonic() - start
     if not quiet:
         state = 'ok' if res.ok else 'FAILED: ' + '; '.join(res.reasons)

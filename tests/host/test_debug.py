@@ -27,11 +27,15 @@ SECS = int(os.environ.get('CFQ_STRESS_SECS', '10'))
 # the refined TSC clocksource) for up to ~30 s at boot: soft lockups are
 # reported after 2 x 60 s instead of 20 s, RCU stalls after 90 s instead
 # of 21 s.
-# The boot-time scsi_debug disk is left out (stress-remove adds its own):
-# on this kernel its probe hung the boot before the root mount in 2 of 5
-# boots, silently (SCSI command timeouts and retries are not hung tasks).
+# No boot-time scsi_debug disk (stress-remove adds its own).
 APPEND = ['watchdog_thresh=60', 'rcupdate.rcu_cpu_stall_timeout=90',
           'scsi_debug.add_host=0']
+# Known, not understood: in 3 of about 10 boots this kernel stopped after
+# the KUnit suites and before the root mount, with nothing on the console
+# (also without the scsi_debug disk).  Such a boot is killed after 360 s
+# (a good one reaches the job in about 100 s) and the guest booted once
+# more; the hung console is kept as console-hang-0.log and reported.
+BOOT_TIMEOUT = 360
 
 
 @pytest.fixture(scope='module')
@@ -41,7 +45,10 @@ def debug_suite(debug_kernel, vm_results):
                  f'STRESS_SECS={SECS} tests/guest/run-tests.sh '
                  f'/tmp/results/t {" ".join(TESTS)}', out,
                  expect=[f't/{t}.rc' for t in TESTS],
-                 timeout=900 + 40 * SECS, mem='3G', append=APPEND)
+                 timeout=900 + 40 * SECS, mem='3G', append=APPEND,
+                 boot_timeout=BOOT_TIMEOUT, boot_retries=1)
+    for hang in res.boot_hangs:
+        print(f'debug kernel boot hung before the job; console: {hang}')
     return res, os.path.join(out, 't')
 
 
