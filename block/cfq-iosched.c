@@ -149,6 +149,21 @@ static bool cfq_wait(struct cfq_meta_data *cmd)
 }
 
 /*
+ * An event that may end a wait (a completion, a group reaped): if work
+ * is queued behind a wait, end it.  True if the caller should run the
+ * hardware queues once it has dropped the lock.
+ */
+static bool cfq_end_wait(struct cfq_meta_data *cmd)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cmd->waiting || !cmd->nr_queued)
+		return false;
+	WRITE_ONCE(cmd->waiting, false);
+	return true;
+}
+
+/*
  * The dispatch decision.  Serve the at-head list first; then the active
  * group's chosen queue until the group's turn is over, it runs dry (after
  * group idling), or it must wait.  Bounded: each pass either returns or
@@ -525,7 +540,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
 	struct cfq_data *cfqd;
 	unsigned long flags;
-	bool kick = false;
+	bool kick;
 	u64 service;
 
 	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
@@ -550,10 +565,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	cfq_completion_idle(cmd, cfqq, now);
 	if (cfqd != &cmd->root && !cfqd->nr_queued && !cfqd->in_driver)
 		cfq_group_done(cmd, cfqd, now);
-	if (cmd->waiting && cmd->nr_queued) {
-		WRITE_ONCE(cmd->waiting, false);
-		kick = true;
-	}
+	kick = cfq_end_wait(cmd);
 	spin_unlock_irqrestore(&cmd->lock, flags);
 
 	if (kick)
@@ -869,16 +881,13 @@ void cfq_sched_cgroup_offline(void)
 
 	mutex_lock(&cfq_devices_lock);
 	list_for_each_entry(cmd, &cfq_devices, device_node) {
-		kick = false;
+		kick = false;	/* a reaped group was not holding the turn */
 		spin_lock_irq(&cmd->lock);
 		cfqd = cmd->active;
 		if (cfqd && cfq_cgroup_is_dying(cfqd->css) &&
 		    !cfqd->nr_queued && !cfqd->in_driver) {
 			cfq_group_expire(cmd, cfq_clock(cmd, ktime_get_ns()));
-			if (cmd->waiting && cmd->nr_queued) {
-				WRITE_ONCE(cmd->waiting, false);
-				kick = true;
-			}
+			kick = cfq_end_wait(cmd);
 		} else {
 			cfq_group_reap(cmd);
 		}
