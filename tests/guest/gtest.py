@@ -23,6 +23,22 @@ def check(cond, msg):
     print(f'ok: {msg}', flush=True)
 
 
+def write_errno(path, value):
+    """One write(2) of value to path: 0, or the errno of the open or the
+    write (for tests of rejected input)."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, value.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
 def nullb(name, **attrs):
     """A cfq-scheduled null_blk disk; the default is the emulated disk:
     1 ms per I/O, depth 1, rotational."""

@@ -9,6 +9,7 @@ import random
 import subprocess
 import time
 
+import devices
 from gtest import CFQ_CG, check, move, sched_groups
 
 SECS = int(os.environ.get('STRESS_SECS', '10'))
@@ -34,8 +35,9 @@ def reader(offset_mb, size_mb=64, **extra):
     return job
 
 
-def verified(fio_run):
-    """(writes, verified reads) of the verify jobs of a finished Fio."""
+def verified(fio_run, what):
+    """(writes, verified reads) of the verify jobs of a finished Fio:
+    no verify or I/O error, and something written and read back."""
     w = r = 0
     for job in fio_run.report['jobs']:
         if job['job options'].get('verify') == 'crc32c':
@@ -43,6 +45,7 @@ def verified(fio_run):
                   f'{job["jobname"]}: no verify or I/O error')
             w += job['write']['total_ios']
             r += job['read']['total_ios']
+    check(w > 0 and r > 0, f'{what}: {w} writes, {r} verified')
     return w, r
 
 
@@ -108,6 +111,18 @@ def remove_groups(names):
                 except ProcessLookupError:
                     pass
         os.rmdir(path)
+
+
+def finish(disk, groups):
+    """End of a stress case on a null_blk disk: remove the groups, check
+    that cfq holds nothing and freed their state, switch cfq out and
+    delete the disk.  Returns the groups left (none, or it failed)."""
+    remove_groups(groups)
+    wait_drained(disk)
+    left = groups_freed(disk)
+    write_sched(disk, 'none')
+    devices.remove_null_blk(disk)
+    return left
 
 
 def groups_freed(disk, keep=(), timeout=5):

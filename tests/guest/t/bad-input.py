@@ -12,7 +12,7 @@ import re
 import subprocess
 
 import devices
-from gtest import check, mount_cfq, save
+from gtest import check, mount_cfq, save, write_errno
 
 LONG = '9' * 5000
 rows = 0
@@ -37,21 +37,6 @@ class Kmsg:
 
 
 kmsg = Kmsg()
-
-
-def write(path, value):
-    """One write(2) of value; 0 or the errno (opening included)."""
-    try:
-        fd = os.open(path, os.O_WRONLY)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, value.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
 
 
 def fd_write(fd, value):
@@ -99,7 +84,7 @@ for k, v in (('size', 64), ('irqmode', 0), ('no_sched', 1), ('power', 1)):
 devices.wait_for('/dev/nosched')
 kmsg.new()
 sched = '/sys/block/nosched/queue/scheduler'
-row('cfq on a no-scheduler queue', write(sched, 'cfq'), errno.EOPNOTSUPP,
+row('cfq on a no-scheduler queue', write_errno(sched, 'cfq'), errno.EOPNOTSUPP,
     lambda: devices.read(sched), 'none')
 devices.remove_null_blk('nosched')
 
@@ -110,7 +95,7 @@ dev.set_scheduler('cfq')
 kmsg.new()
 sched = dev.queue('scheduler')
 for name in ('cfqx', 'cfq cfq', '\n', LONG):
-    row(f'scheduler {name[:12]!r}', write(sched, name), errno.EINVAL,
+    row(f'scheduler {name[:12]!r}', write_errno(sched, name), errno.EINVAL,
         lambda: devices.read(sched), '[cfq]' in devices.read(sched) and
         devices.read(sched))
 check(True, f'{rows} scheduler rows')
@@ -121,7 +106,7 @@ for name in sorted(os.listdir(d)):
     f = f'{d}/{name}'
     before = devices.read(f)
     for bad in ('4 ', '\t4', '+-4', '18446744073709551616', '-0x1', LONG):
-        row(f'{name} {bad[:12]!r}', write(f, bad), errno.EINVAL,
+        row(f'{name} {bad[:12]!r}', write_errno(f, bad), errno.EINVAL,
             lambda: devices.read(f), before)
 check(True, f'{rows} rows through the tunables')
 
@@ -132,10 +117,10 @@ devices.write(f'{cg}/bad/cfq.ioprio', 3)
 prio = f'{cg}/bad/cfq.ioprio'
 for bad in ('-1', '8', '\n', '4 ', '\t4', '4x', 'abc', '0x2', '4294967299',
             '18446744073709551616', '9' * 300):
-    row(f'cfq.ioprio {bad[:12]!r}', write(prio, bad), errno.EINVAL,
+    row(f'cfq.ioprio {bad[:12]!r}', write_errno(prio, bad), errno.EINVAL,
         lambda: devices.read(prio), '3')
 # A cgroup file takes at most a page in one write: longer is E2BIG.
-row('cfq.ioprio of 5000 digits', write(prio, LONG), errno.E2BIG,
+row('cfq.ioprio of 5000 digits', write_errno(prio, LONG), errno.E2BIG,
     lambda: devices.read(prio), '3')
 os.makedirs('/tmp/cg-other', exist_ok=True)
 # mount(2) has no fs-context log to report to, so the cgroup1 parser's
@@ -154,14 +139,14 @@ os.rmdir(f'{cg}/bad')
 row('a task into a removed group (open file)',
     fd_write(tasks_fd, str(sleeper.pid)), errno.ENODEV)
 row('a task into a removed group (path)',
-    write(f'{cg}/bad/tasks', str(sleeper.pid)), errno.ENOENT)
+    write_errno(f'{cg}/bad/tasks', str(sleeper.pid)), errno.ENOENT)
 row('cfq.ioprio of a removed group', fd_write(prio_fd, '1'), errno.ENODEV)
 os.close(tasks_fd)
 os.close(prio_fd)
 with open(f'/proc/{sleeper.pid}/cgroup') as f:
     check(any(line.endswith(':cfq:/') for line in f.read().splitlines()),
           'the task stayed in the root group')
-row('a task that does not exist', write(f'{cg}/tasks', '999999'),
+row('a task that does not exist', write_errno(f'{cg}/tasks', '999999'),
     errno.ESRCH)
 sleeper.kill()
 sleeper.wait()

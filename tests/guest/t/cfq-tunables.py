@@ -6,7 +6,7 @@ import errno
 import os
 
 import devices
-from gtest import check
+from gtest import check, write_errno
 
 # name: (default, min, max)
 TABLE = {
@@ -39,30 +39,18 @@ check(sorted(os.listdir(d)) == sorted(TABLE),
       f'the tunables are exactly {len(TABLE)}: {sorted(os.listdir(d))}')
 
 
-def write(path, value):
-    """Write value in one write(2); return 0 or the errno."""
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, value.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
-
-
 for name, (default, lo, hi) in TABLE.items():
     f = f'{d}/{name}'
     check(devices.read(f) == str(default), f'{name} defaults to {default}')
     for v in (lo, hi, default):
-        err = write(f, f'{v}\n')
+        err = write_errno(f, f'{v}\n')
         got = devices.read(f)
         if err or got != str(v):
             raise AssertionError(f'{name}: writing {v}: errno {err}, '
                                  f'reads {got}')
     bad = [str(hi + 1)] + ([str(lo - 1)] if lo > 0 else []) + MALFORMED
     for b in bad:
-        err = write(f, b)
+        err = write_errno(f, b)
         got = devices.read(f)
         if err != errno.EINVAL or got != str(default):
             raise AssertionError(f'{name}: writing {b[:12]!r}: errno {err} '

@@ -8,8 +8,8 @@ verifying writers) must keep being served, second after second, with
 every write verified and none of their I/Os failing."""
 import devices
 from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares
-from stress import SECS, groups_freed, per_second, reader, remove_groups, \
-    verified, verify_writer, wait_drained, write_sched
+from stress import SECS, finish, per_second, reader, verified, \
+    verify_writer
 
 BAD_MB, BAD_LEN_MB = 128, 32
 mount_cfq()
@@ -47,7 +47,7 @@ check(errs > 0 and 0.02 < frac < 0.15,
       f'expected about 6 %) and fio saw them')
 for g, run in good.items():
     run.wait()
-    w, r = verified(run)
+    w, r = verified(run, g)
     reads = run.report['jobs'][1]['read']['total_ios']
     check(all(j['error'] == 0 for j in run.report['jobs']),
           f'{g}: none of its I/Os failed')
@@ -56,15 +56,10 @@ for g, run in good.items():
     check(len(per_s) >= SECS // 2, f'{g}: ran {len(per_s)} s')
     result['groups'][g] = {'writes': w, 'verified': r, 'reads': reads,
                            'min_ios_per_s': min(per_s)}
-    check(r > 0 and min(per_s) > 0,
-          f'{g}: {w} writes, {r} verified, {reads} reads; served every '
-          f'second (min {min(per_s)} I/Os)')
+    check(min(per_s) > 0, f'{g}: {reads} reads; served every second '
+          f'(min {min(per_s)} I/Os)')
 s = shares([result['groups'][g]['reads'] + result['groups'][g]['writes']
             for g in ('good0', 'good7')])
 result['good_shares'] = s
 save(result)
-remove_groups(groups)
-wait_drained(disk)
-groups_freed(disk)
-write_sched(disk, 'none')
-devices.remove_null_blk(disk)
+finish(disk, groups)

@@ -7,10 +7,8 @@ I/O at least every 5 s, from its own per-I/O log.  The p99.9 completion
 latency of the lowest-priority group is reported."""
 import os
 
-import devices
 from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares
-from stress import SECS, groups_freed, remove_groups, wait_drained, \
-    write_sched
+from stress import SECS, finish
 
 NPROCS = int(os.environ.get('STRESS_PROCS', '100'))
 GAP_MS = 5000
@@ -64,8 +62,4 @@ for g, v in result['groups'].items():
     check(v['max_gap_ms'] <= GAP_MS,
           f'{g}: longest wait between a process\'s I/Os '
           f'{v["max_gap_ms"]} ms (<= {GAP_MS}); p99.9 {v["p99.9_ms"]:.0f} ms')
-remove_groups(groups)
-wait_drained(disk)
-groups_freed(disk)
-write_sched(disk, 'none')
-devices.remove_null_blk(disk)
+finish(disk, groups)

@@ -100,9 +100,9 @@ def scsi_debug_cycle(i):
     devices.wait_for(f'/dev/{disk}')
     devices.Device(disk, [f'/dev/{disk}'], 128, 1).set_scheduler('cfq')
     runs = load(f'sd{i}', f'/dev/{disk}')
-    out = remove_under(
-        disk, runs, lambda: devices.write(f'/sys/block/{disk}/device/delete', 1),
-        f'scsi_debug {disk} deleted')
+    delete = f'/sys/block/{disk}/device/delete'
+    out = remove_under(disk, runs, lambda: devices.write(delete, 1),
+                       f'scsi_debug {disk} deleted')
     devices.write(f'{SDEBUG}/add_host', -1)
     return out
 

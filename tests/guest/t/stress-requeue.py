@@ -13,8 +13,8 @@ import os
 
 import devices
 from gtest import Fio, check, mkgroup, mount_cfq, nullb, save
-from stress import SECS, groups_freed, reader, remove_groups, verified, \
-    verify_writer, wait_drained, write_sched
+from stress import SECS, finish, reader, verified, verify_writer, \
+    wait_drained
 
 INJECT = 1000000
 mount_cfq()
@@ -54,9 +54,7 @@ runs = [Fio(f'rq-{g}', f'/dev/{disk}',
 total = 0
 for g, run in zip(groups, runs):
     run.wait()
-    w, r = verified(run)
-    total += r
-    check(w > 0 and r > 0, f'requeue: {g}: {w} writes, {r} verified')
+    total += verified(run, f'requeue: {g}')[1]
 n = injected('requeue')
 inject('requeue', 0)
 result['requeue'] = {'injected': n, 'verified': total}
@@ -84,8 +82,4 @@ result['timeout'] = {'injected': n, 'errors_seen_by_fio': errs, 'reads': ios}
 check(n > 0 and errs > 0,
       f'timeout: {n} requests timed out, {errs} errors reached fio')
 save(result)
-remove_groups(groups)
-wait_drained(disk)
-groups_freed(disk)
-write_sched(disk, 'none')
-devices.remove_null_blk(disk)
+finish(disk, groups)

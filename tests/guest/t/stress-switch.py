@@ -6,10 +6,9 @@ Every switch must take effect, every write must verify, every group must
 keep going, and cfq.ioprio must survive."""
 import time
 
-import devices
 from gtest import Fio, check, mkgroup, mount_cfq, nullb, save
-from stress import SECS, groups_freed, reader, remove_groups, verified, \
-    verify_writer, write_sched
+from stress import SECS, finish, reader, verified, verify_writer, \
+    write_sched
 
 mount_cfq()
 dev = nullb('stsw', memory_backed=1, size_mb=512, hw_queue_depth=4,
@@ -46,11 +45,10 @@ result = {'secs': SECS, 'switches': switches, 'slowest_switch_s': slow,
           'groups': {}}
 for g, run in zip(groups, runs):
     run.wait()
-    w, r = verified(run)
+    w, r = verified(run, g)
     reads = sum(j['read']['total_ios'] for j in run.report['jobs']) - r
     result['groups'][g] = {'writes': w, 'verified': r, 'reads': reads}
-    check(w > 0 and r > 0 and reads > 0,
-          f'{g}: {w} writes, {r} verified, {reads} reads')
+    check(reads > 0, f'{g}: {reads} reads')
 prios = {g: int(open(f'/dev/cgroup/{g}/cfq.ioprio').read()) for g in groups}
 check(prios == groups, f'cfq.ioprio kept across switches: {prios}')
 check(switches >= SECS * 2, f'{switches} switches in {SECS} s '
@@ -58,7 +56,4 @@ check(switches >= SECS * 2, f'{switches} switches in {SECS} s '
 result['verified_total'] = sum(v['verified']
                                for v in result['groups'].values())
 save(result)
-remove_groups(groups)
-groups_freed(disk)
-write_sched(disk, 'none')
-devices.remove_null_blk(disk)
+finish(disk, groups)
