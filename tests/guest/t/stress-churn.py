@@ -25,7 +25,7 @@ for i, g in enumerate(fixed):
     mkgroup(g, 2 * i)
     base = 160 * i
     runs.append(Fio(g, f'/dev/{disk}',
-                    [verify_writer(base), reader(base + 16),
+                    [verify_writer(base, 1), reader(base + 16),
                      reader(base + 80)], SECS + 10, group=g))
 workers = [p for r in runs for p in r.worker_pids()]
 temp = []
