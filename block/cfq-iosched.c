@@ -252,10 +252,11 @@ out:
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	u64 now = ktime_get_ns();	/* outside the lock: it is contended */
 	struct request *rq;
 
 	spin_lock_irq(&cmd->lock);
-	rq = cfq_dispatch(cmd, cfq_clock(cmd, ktime_get_ns()));
+	rq = cfq_dispatch(cmd, cfq_clock(cmd, now));
 	spin_unlock_irq(&cmd->lock);
 	return rq;
 }
@@ -408,10 +409,10 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, blk_insert_t flags)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
-	u64 now;
+	u64 now = ktime_get_ns();
 
 	spin_lock_irq(&cmd->lock);
-	now = cfq_clock(cmd, ktime_get_ns());
+	now = cfq_clock(cmd, now);
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
@@ -657,7 +658,12 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	unsigned long flags;
 	bool ret;
 
-	if (!current->io_context)
+	/*
+	 * Nothing queued, nothing to join: skip the lock.  Racy; a request
+	 * inserted meanwhile costs at worst a missed merge.  This is the
+	 * common case for a task with one request in flight at a time.
+	 */
+	if (!current->io_context || !READ_ONCE(cmd->nr_queued))
 		return false;
 	/*
 	 * The io_cq: usually the io_context's lookup hint, valid under RCU

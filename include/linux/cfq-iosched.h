@@ -30,6 +30,7 @@
  *   are done before cmd->lock is taken.
  * - has_work() reads cmd->nr_queued and cmd->waiting without the lock
  *   (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch attempt.
+ *   bio_merge() reads cmd->nr_queued too; a stale zero costs a merge.
  * - The cgroup's ioprio is an atomic read; it may change at any time and
  *   takes effect at the next service decision.
  *
