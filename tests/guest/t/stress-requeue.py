@@ -47,8 +47,10 @@ def injected(kind):
 
 # Requeues: nothing may be lost or written twice out of order.
 inject('requeue', 10)
+# 256 KiB verify loops: in a quick run's 5 s the prio-7 writer managed
+# 212 writes, short of one 1 MiB pass, and so verified nothing.
 runs = [Fio(f'rq-{g}', f'/dev/{disk}',
-            [verify_writer(160 * i, 1), reader(160 * i + 16)], half,
+            [verify_writer(160 * i, 0.25), reader(160 * i + 16)], half,
             group=g)
         for i, g in enumerate(groups)]
 total = 0
