@@ -123,18 +123,19 @@ def boot_and_wait(argv, console, timeout, boot_timeout):
     prints BOOTED) within `boot_timeout` s."""
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
     start = time.monotonic()
+    checked = not boot_timeout  # the console is read once, at boot_timeout
     while proc.poll() is None:
         now = time.monotonic() - start
-        if now > timeout:
-            verdict = 'timeout'
-        elif boot_timeout and now > boot_timeout and not booted(console):
-            verdict = 'boot-hang'
-        else:
-            time.sleep(1)
-            continue
-        proc.kill()
-        proc.wait()
-        return verdict
+        verdict = 'timeout' if now > timeout else None
+        if not verdict and not checked and now > boot_timeout:
+            checked = True
+            if not booted(console):
+                verdict = 'boot-hang'
+        if verdict:
+            proc.kill()
+            proc.wait()
+            return verdict
+        time.sleep(1)
     return 'done'
 
 

@@ -56,6 +56,16 @@ def test_missing_result_fails_the_run(lean_kernel, vm_results):
     assert res.reasons == ['missing result file absent.json']
 
 
+def test_boot_timeout_fails_fast(lean_kernel, vm_results):
+    """A guest that has not reached the job by boot_timeout is killed
+    then, not at `timeout` (no boot gets that far in 1 s)."""
+    res = vm.run(lean_kernel, 'true', os.path.join(vm_results, 'no-boot'),
+                 timeout=300, boot_timeout=1)
+    assert not res.ok
+    assert res.reasons[0] == 'guest did not boot within 1 s'
+    assert res.seconds < 60
+
+
 def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     """The quick set (RFC Test 1 readers, the four dd examples) against
     none, bfq and cfq in one boot.  The harness must be sound (none splits
