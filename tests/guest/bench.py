@@ -150,16 +150,42 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         procs.append(subprocess.Popen(
             ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),
             stderr=open(f'{out}/g{gi}.err', 'w')))
+    load = None
     try:
         window = measure_window(case, [j[0] for j in joins], launched,
                                 fio_runtime, runtime)
+        load = sample_load(dev, window)
     finally:
         codes = [p.wait() for p in procs]
         elapsed = time.time() - launched
         teardown_cgroups()
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
-    return summarize(case, out, logdir, window, elapsed)
+    res = summarize(case, out, logdir, window, elapsed)
+    res.update(load)
+    return res
+
+
+def _busy_counters(dev):
+    """(device busy ms, CPU busy jiffies, CPU total jiffies)."""
+    io_ticks = int(devices.read(f'/sys/block/{dev.disk}/stat').split()[9])
+    cpu = [int(v) for v in devices.read('/proc/stat').split('\n')[0]
+           .split()[1:]]
+    idle = cpu[3] + cpu[4]
+    return io_ticks, sum(cpu) - idle, sum(cpu)
+
+
+def sample_load(dev, window):
+    """How busy the device and the guest CPUs were during the window, in
+    percent: tells a scheduler that leaves the device idle from a run
+    where the CPUs (TCG) could not keep it busy."""
+    t0, t1 = window[0] / 1000.0, window[1] / 1000.0
+    time.sleep(max(0.0, t0 - time.time()))
+    a, ta = _busy_counters(dev), time.time()
+    time.sleep(max(0.0, t1 - time.time()))
+    b, tb = _busy_counters(dev), time.time()
+    return {'dev_busy': 100.0 * (b[0] - a[0]) / (1000.0 * (tb - ta)),
+            'cpu_busy': 100.0 * (b[1] - a[1]) / max(1, b[2] - a[2])}
 
 
 def measure_window(case, procs_files, launched, fio_runtime, runtime):

@@ -82,9 +82,24 @@ def aggregate(runs):
             'ios': [shares.mean(r['units'][i]['ios'] for r in rs)
                     for i in range(nunits)],
             'window_s': shares.mean(r['window_s'] for r in rs),
+            'dev_busy': _mean_of(rs, 'dev_busy'),
+            'cpu_busy': _mean_of(rs, 'cpu_busy'),
             'nprocs': rs[0]['nprocs'], 'scale': rs[0].get('scale', 1.0),
         })
     return rows
+
+
+def _mean_of(rs, key):
+    """Mean of a per-run value that older runs did not record."""
+    vals = [r[key] for r in rs if r.get(key) is not None]
+    return shares.mean(vals) if vals else None
+
+
+def _fmt_busy(row):
+    """Device busy % / guest CPU busy % during the window."""
+    if row.get('dev_busy') is None:
+        return '-'
+    return f'{row["dev_busy"]:.0f} / {row["cpu_busy"]:.0f}'
 
 
 def _fmt_shares(vals):
@@ -118,13 +133,14 @@ def markdown(rows):
                     + f'; {row["runs"]} run(s), '
                     f'{row["window_s"]:.0f} s common window each.', '',
                     '| peer | shares % | target % | error pts (mean / worst)'
-                    ' | IOPS | vs none | p99 ms |',
-                    '|---|---|---|---|---|---|---|']
+                    ' | IOPS | vs none | p99 ms | busy % dev / cpu |',
+                    '|---|---|---|---|---|---|---|---|']
         vs = _fmt_vs(row)
         out.append(f'| {row["peer"]} | {_fmt_shares(row["shares"])} | '
                    f'{_fmt_shares(row["target"])} | '
                    f'{row["err_mean"]:.1f} / {row["err_worst"]:.1f} | '
-                   f'{row["iops"]:.0f} | {vs} | {_fmt_p99(row["p99_ms"])} |')
+                   f'{row["iops"]:.0f} | {vs} | {_fmt_p99(row["p99_ms"])} | '
+                   f'{_fmt_busy(row)} |')
     return '\n'.join(out).lstrip('\n') + '\n'
 
 

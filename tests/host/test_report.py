@@ -58,3 +58,14 @@ def test_acceptance_bars():
     runs[5] = _run('cfq', 2, (61.5, 30.8, 7.7), 700)  # 88 % of none
     md, met, total = report.acceptance(report.aggregate(runs))
     assert met == 0 and 'no: I/Os' in md
+
+
+def test_busy_column():
+    old = _run('none', 1, (33, 33, 34), 800)
+    new = dict(_run('cfq', 1, (61.5, 30.8, 7.7), 700),
+               dev_busy=87.4, cpu_busy=99.6)
+    rows = {r['peer']: r for r in report.aggregate([old, new])}
+    assert rows['none']['dev_busy'] is None      # recorded before the column
+    md = report.markdown([rows['none'], rows['cfq']])
+    assert '| busy % dev / cpu |' in md
+    assert md.count('| - |') == 1 and '| 87 / 100 |' in md
