@@ -117,7 +117,7 @@ class Fio:
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         self.started = time.time()
 
-    def worker_pids(self, timeout=10):
+    def worker_pids(self, timeout=30):
         """The fio worker processes, in job order (fio forks them in
         order; their pids increase)."""
         end = time.monotonic() + timeout

@@ -24,11 +24,13 @@ def readers(i, n=4):
             for _ in range(n)]
 
 
-# 1. cfq.ioprio under load: 4:4 for 4 s, then 0:7 (88.9/11.1).
+# 1. cfq.ioprio under load: 4:4 for 3 s, then 0:7 (88.9/11.1), judged
+# over a fixed 5 s window from 1.5 s after the write.
+RUN = 20
 mkgroup('a', 4)
 mkgroup('b', 4)
-fa = Fio('a', disk, readers(0), 12, group='a')
-fb = Fio('b', disk, readers(1), 12, group='b')
+fa = Fio('a', disk, readers(0), RUN, group='a')
+fb = Fio('b', disk, readers(1), RUN, group='b')
 t0 = time.time()
 # Both groups must be running before the 3 s "before" window (fio starts
 # slowly on a debug kernel).
@@ -42,12 +44,21 @@ mkgroup('b', 7)
 changed = time.time() - t0
 fa.wait()
 fb.wait()
-end = min(fa.started, fb.started) + 12 - t0 - 0.5
+end = min(fa.started, fb.started) + RUN - t0 - 0.5
+win = (changed + 1.5, min(changed + 6.5, end))
 before = shares([sum(fa.ios(both + 0.5, changed, t0)),
                  sum(fb.ios(both + 0.5, changed, t0))])
-after = shares([sum(fa.ios(changed + 1.5, end, t0)),
-                sum(fb.ios(changed + 1.5, end, t0))])
-result['ioprio_change'] = {'before': before, 'after': after}
+after = shares([sum(fa.ios(*win, t0)), sum(fb.ios(*win, t0))])
+# Second by second, for the record (and to see a slow transition).
+steps = [shares([sum(fa.ios(s, s + 1, t0)), sum(fb.ios(s, s + 1, t0))])[0]
+         for s in range(int(both), int(end))]
+result['ioprio_change'] = {'before': before, 'after': after,
+                           'both_running_s': both, 'changed_s': changed,
+                           'window_s': win, 'a_share_per_s': steps}
+print(f'both running at {both:.1f} s, changed at {changed:.1f} s, '
+      f'window {win[0]:.1f}-{win[1]:.1f} s; a per second: '
+      + ' '.join(f'{x:.0f}' for x in steps))
+check(win[1] - win[0] >= 3, f'a window of {win[1] - win[0]:.1f} s')
 check(abs(before[0] - 50) <= 6, f'equal groups before: {before[0]:.1f} %')
 check(abs(after[0] - 88.9) <= 4,
       f'after cfq.ioprio 0 vs 7: {after[0]:.1f} % (target 88.9)')
