@@ -272,6 +272,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
     ap.add_argument('--exp', action='append', default=[])
+    ap.add_argument('--case', action='append', default=[])
     ap.add_argument('--profile', action='append', default=[])
     ap.add_argument('--peer', action='append', default=[])
     ap.add_argument('--runs', type=int, default=1)
@@ -284,7 +285,8 @@ def main():
     peers = experiments.load_toml('peers.toml')
     peer_names = args.peer or [p for p in peers
                                 if not peers[p].get('ablation')]
-    cases = experiments.load_all(args.exp or None, args.scale, args.quick)
+    cases = experiments.load_all(args.exp or None, args.scale, args.quick,
+                                 args.case or None)
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
                                     key=list(profiles).index)
     os.makedirs(WORK, exist_ok=True)

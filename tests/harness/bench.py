@@ -4,7 +4,7 @@ chosen experiment cases against the peers in the guest (tests/guest/
 bench.py), then write the report.
 
 CLI: python3 -m harness.bench --kernel BZIMAGE --out DIR [--report DIR]
-        [--exp E]... [--profile P]... [--peer P]... [--runs N]
+        [--exp E]... [--case C]... [--profile P]... [--peer P]... [--runs N]
         [--runtime S] [--scale F] [--quick] [--seed-style]
 """
 import argparse
@@ -29,7 +29,8 @@ def scsi_debug_args(prof):
 
 
 def plan(args):
-    cases = experiments.load_all(args.exp or None, args.scale, args.quick)
+    cases = experiments.load_all(args.exp or None, args.scale, args.quick,
+                                 args.case or None)
     profiles = experiments.load_toml('profiles.toml')
     all_peers = experiments.load_toml('peers.toml')
     peers = args.peer or [p for p in all_peers
@@ -55,8 +56,8 @@ def guest_command(args):
     cmd = ['python3', 'tests/guest/bench.py', '--out', '/tmp/results/bench',
            '--runs', str(args.runs), '--runtime', str(args.runtime),
            '--scale', str(args.scale)]
-    for flag, values in (('--exp', args.exp), ('--profile', args.profile),
-                         ('--peer', args.peer)):
+    for flag, values in (('--exp', args.exp), ('--case', args.case),
+                         ('--profile', args.profile), ('--peer', args.peer)):
         for v in values:
             cmd += [flag, v]
     if args.quick:
@@ -70,6 +71,7 @@ def main(argv=None):
     ap.add_argument('--out', required=True)
     ap.add_argument('--report')
     ap.add_argument('--exp', action='append', default=[])
+    ap.add_argument('--case', action='append', default=[])
     ap.add_argument('--profile', action='append', default=[])
     ap.add_argument('--peer', action='append', default=[])
     ap.add_argument('--runs', type=int, default=1)

@@ -145,16 +145,19 @@ def load_file(path, scale=1.0):
     return cases
 
 
-def load_all(names=None, scale=1.0, quick=False):
+def load_all(names=None, scale=1.0, quick=False, case_names=None):
     """Cases of the named experiments (all when None), in file order.
     An experiment name matches its file name with or without the
-    number prefix ("1-rfc-test1" or "rfc-test1")."""
+    number prefix ("1-rfc-test1" or "rfc-test1"); with case_names, only
+    the cases of those names."""
     cases = []
     for path in sorted(glob.glob(os.path.join(EXP_DIR, '[0-9]*.toml'))):
         exp = os.path.splitext(os.path.basename(path))[0]
         if names and exp not in names and exp.split('-', 1)[1] not in names:
             continue
-        cases += [c for c in load_file(path, scale) if c.quick or not quick]
+        cases += [c for c in load_file(path, scale)
+                  if (c.quick or not quick) and
+                  (not case_names or c.name in case_names)]
     return cases
 
 

@@ -40,6 +40,14 @@ def test_quick_set():
     assert {c.count for c in quick} == {'log', 'total'}
 
 
+def test_case_filter():
+    picked = experiments.load_all(['dd', 'dm-ioband'], case_names=[
+        'same-group-same-prio', '50-100-200'])
+    assert [c.key for c in picked] == ['4-dd/same-group-same-prio',
+                                       '6-dm-ioband/50-100-200']
+    assert experiments.load_all(['dd'], case_names=['no-such-case']) == []
+
+
 def test_bad_definitions_are_rejected(tmp_path):
     bad = tmp_path / '9-bad.toml'
     bad.write_text('title = "x"\nprofiles = ["d1-rot"]\ngroups = [0, 4]\n'
