@@ -88,20 +88,18 @@ static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
 }
 
 /*
- * Seeks cost little: requests that seeked took at most half again as long
- * as those that did not, over enough of each.  A disk pays milliseconds
- * per seek (2x and more); a solid-state or emulated device that calls
- * itself rotational does not.  The margin is for what the estimate also
- * holds: a request dispatched behind another is timed from that one's
- * completion, so it carries the completion-to-issue delay.  With too few
- * samples of either kind the answer is no, so idling stays as it was.
+ * Seeks cost nothing measurable: requests that seeked took at most an
+ * eighth longer than those that did not, over enough of each.  A disk
+ * pays milliseconds per seek; a solid-state or emulated device that calls
+ * itself rotational does not.  With too few samples of either kind the
+ * answer is no, so idling stays as it was.
  */
 static inline bool cfq_seeks_free(const u64 mean[CFQ_NR_SEEK_KINDS],
 				  const u32 samples[CFQ_NR_SEEK_KINDS])
 {
 	return samples[CFQ_SEEK_NEAR] >= CFQ_SVC_MIN_SAMPLES &&
 	       samples[CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES &&
-	       mean[CFQ_SEEK_FAR] * 2 <= mean[CFQ_SEEK_NEAR] * 3;
+	       mean[CFQ_SEEK_FAR] * 8 <= mean[CFQ_SEEK_NEAR] * 9;
 }
 
 /*

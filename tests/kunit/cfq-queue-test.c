@@ -177,18 +177,14 @@ static void cfq_test_seeks_free(struct kunit *test)
 
 	/* An emulated 1 ms disk: the same either way. */
 	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
-	/* Half again as long is still free; more is a seek cost. */
-	mean[CFQ_SEEK_FAR] = MS + MS / 2;
+	/* An eighth longer is still free; more is a seek cost. */
+	mean[CFQ_SEEK_FAR] = MS + MS / 8;
 	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
-	mean[CFQ_SEEK_FAR] = MS + MS / 2 + 1;
+	mean[CFQ_SEEK_FAR] = MS + MS / 8 + 1;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 	/* A disk: 0.2 ms after a short move, 8 ms after a seek. */
 	mean[CFQ_SEEK_NEAR] = MS / 5;
 	mean[CFQ_SEEK_FAR] = 8 * MS;
-	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
-	/* Random reads within a track, 5 ms, against 12.5 ms seeks. */
-	mean[CFQ_SEEK_NEAR] = 5 * MS;
-	mean[CFQ_SEEK_FAR] = 12 * MS + MS / 2;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 	/* Too few of either kind: not known, so not free. */
 	mean[CFQ_SEEK_FAR] = MS / 5;
