@@ -10,13 +10,15 @@ echo cfq >/sys/block/ddtest/queue/scheduler
 echo 1 >/sys/block/ddtest/queue/rotational
 echo 128 >/sys/block/ddtest/queue/nr_requests
 
-# dd_pair N1 N2: run two ionice'd dd readers at once; print their seconds.
+# dd_pair N1 N2: run two ionice'd dd readers at once; print the seconds
+# each took from its own start (under TCG the second can start a few
+# hundred ms after the first).
 dd_pair() {
-	local i n t0
-	t0=$(date +%s.%N)
+	local i n
 	for i in 0 1; do
 		n=$1; [ $i = 1 ] && n=$2
-		( ionice -c 2 -n "$n" dd if=/dev/ddtest of=/dev/null bs=1M \
+		( t0=$(date +%s.%N)
+		  ionice -c 2 -n "$n" dd if=/dev/ddtest of=/dev/null bs=1M \
 			count=256 skip=$((i * 1024)) iflag=direct 2>/dev/null
 		  printf "%.3f\n" "$(echo "$(date +%s.%N) - $t0" | bc)" >/tmp/dd.$i ) &
 	done
