@@ -77,7 +77,7 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	[CFQ_SERVICE_MODE]	= { "service_mode",	 0,	0, 2 },
 	/* Scale a group's scheduler tags by its weight (see limit_depth). */
 	[CFQ_GROUP_DEPTH]	= { "group_depth",	 1,	0, 1 },
-	/* Non-rotational: no idling for a queue or group among equals. */
+	/* No seek cost (cfq_seeks_free()): no idling among equals. */
 	[CFQ_EQUAL_NOIDLE]	= { "equal_noidle",	 1,	0, 1 },
 };
 
@@ -91,9 +91,13 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 {
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
 	struct cfq_data *cfqd = cfqq->cfqd;
+	sector_t pos = blk_rq_pos(rq), last = cmd->last_position;
+	unsigned long state = CFQ_RQ_IN_DRIVER;
 
 	lockdep_assert_held(&cmd->lock);
 
+	if ((pos > last ? pos - last : last - pos) > CFQ_SEEK_THR)
+		state |= CFQ_RQ_FAR;
 	cfqq->dispatched++;
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
@@ -102,13 +106,13 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 		cmd->sync_in_driver++;
 	}
 	if (cfqq->ioclass == CFQ_CLASS_IDLE) {
-		cfq_rq_set_state(rq, CFQ_RQ_IN_DRIVER | CFQ_RQ_IDLE_CLASS);
+		state |= CFQ_RQ_IDLE_CLASS;
 	} else {
-		cfq_rq_set_state(rq, CFQ_RQ_IN_DRIVER);
 		cmd->nonidle_in_driver++;
 		cmd->last_nonidle = now;
 	}
-	cmd->last_position = blk_rq_pos(rq) + blk_rq_sectors(rq);
+	cfq_rq_set_state(rq, state);
+	cmd->last_position = pos + blk_rq_sectors(rq);
 	rq->fifo_time = now;	/* from here on: when it was dispatched */
 }
 
@@ -134,6 +138,26 @@ static void cfq_account_done(struct cfq_meta_data *cmd, struct request *rq)
 	}
 	if (!(state & CFQ_RQ_IDLE_CLASS))
 		cmd->nonidle_in_driver--;
+}
+
+/*
+ * Feed the seek-cost estimate: @service is the device time a completed
+ * request took (from its dispatch or the previous completion, whichever
+ * came later; exact on a depth-1 device), @far whether it seeked.
+ */
+static void cfq_seek_sample(struct cfq_meta_data *cmd, bool far, u64 service)
+{
+	enum cfq_seek_kind kind = far ? CFQ_SEEK_FAR : CFQ_SEEK_NEAR;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (cmd->svc_samples[kind])
+		cmd->svc_mean[kind] = div_u64(cmd->svc_mean[kind] * 7 + service,
+					      8);
+	else
+		cmd->svc_mean[kind] = service;
+	if (cmd->svc_samples[kind] < U16_MAX)
+		cmd->svc_samples[kind]++;
 }
 
 /*
@@ -553,13 +577,13 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	cfqd = cfqq->cfqd;
 	if (!(cfq_rq_state(rq) & CFQ_RQ_IDLE_CLASS))
 		cmd->last_nonidle = now;
-	cfq_account_done(cmd, rq);
-
+	service = now - max(rq->fifo_time, cmd->last_completion);
+	cmd->last_completion = now;
 	if (cfq_iops_mode(cmd))
 		service = CFQ_IOPS_CHARGE_NS;
 	else
-		service = now - max(rq->fifo_time, cmd->last_completion);
-	cmd->last_completion = now;
+		cfq_seek_sample(cmd, cfq_rq_state(rq) & CFQ_RQ_FAR, service);
+	cfq_account_done(cmd, rq);
 	cfq_gst_charge(cmd, cfqd, service, cfq_group_weight(cfqd));
 
 	cfqq->last_end = now;
@@ -1096,6 +1120,12 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nmax_weight %u\n",
 		   cmd->nr_groups, cmd->min_vdisktime, cmd->depth,
 		   cmd->max_weight);
+	seq_printf(m, "service_us near %llu/%u far %llu/%u seeks_free %d\n",
+		   div_u64(cmd->svc_mean[CFQ_SEEK_NEAR], NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SEEK_NEAR],
+		   div_u64(cmd->svc_mean[CFQ_SEEK_FAR], NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SEEK_FAR],
+		   cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
 	spin_unlock_irq(&cmd->lock);
 	return 0;
 }

@@ -26,6 +26,8 @@
 #define CFQ_IDLE_MIN_SAMPLES	4
 /* In IOPS mode each completed request is charged as this much service. */
 #define CFQ_IOPS_CHARGE_NS	NSEC_PER_MSEC
+/* Requests of each kind seen before the device's seek cost is known. */
+#define CFQ_SVC_MIN_SAMPLES	32
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 
@@ -43,6 +45,7 @@ extern struct kmem_cache *cfq_pool;
 enum {
 	CFQ_RQ_IN_DRIVER	= 1 << 0,	/* dispatched by us, not done */
 	CFQ_RQ_IDLE_CLASS	= 1 << 1,	/* dispatched from an IDLE queue */
+	CFQ_RQ_FAR		= 1 << 2,	/* seeked from the head position */
 };
 
 static inline unsigned long cfq_rq_state(struct request *rq)
@@ -85,13 +88,33 @@ static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
 }
 
 /*
- * equal_noidle: on a device without seek cost, idling for a queue or a
- * group whose competitors all have its priority cannot change shares
- * (they would split evenly either way) and costs throughput.
+ * Seeks cost little: requests that seeked took at most half again as long
+ * as those that did not, over enough of each.  A disk pays milliseconds
+ * per seek (2x and more); a solid-state or emulated device that calls
+ * itself rotational does not.  The margin is for what the estimate also
+ * holds: a request dispatched behind another is timed from that one's
+ * completion, so it carries the completion-to-issue delay.  With too few
+ * samples of either kind the answer is no, so idling stays as it was.
+ */
+static inline bool cfq_seeks_free(const u64 mean[CFQ_NR_SEEK_KINDS],
+				  const u32 samples[CFQ_NR_SEEK_KINDS])
+{
+	return samples[CFQ_SEEK_NEAR] >= CFQ_SVC_MIN_SAMPLES &&
+	       samples[CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES &&
+	       mean[CFQ_SEEK_FAR] * 2 <= mean[CFQ_SEEK_NEAR] * 3;
+}
+
+/*
+ * equal_noidle: on a device without seek cost (non-rotational, or
+ * measured so), idling for a queue or a group whose competitors all have
+ * its priority cannot change shares (they would split evenly either way)
+ * and costs throughput.
  */
 static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
 {
-	return cmd->tun[CFQ_EQUAL_NOIDLE] && cfq_iops_mode(cmd);
+	return cmd->tun[CFQ_EQUAL_NOIDLE] &&
+	       (cfq_iops_mode(cmd) ||
+		cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
 }
 
 /*

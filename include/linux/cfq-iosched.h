@@ -98,6 +98,13 @@ enum cfq_tunable {
 	CFQ_NR_TUNABLES,
 };
 
+/* A dispatched request, by its distance from the previous one. */
+enum cfq_seek_kind {
+	CFQ_SEEK_NEAR,
+	CFQ_SEEK_FAR,
+	CFQ_NR_SEEK_KINDS,
+};
+
 /* Values of the service_mode tunable. */
 enum cfq_service_mode {
 	CFQ_SERVICE_AUTO,	/* time on rotational devices, else I/O count */
@@ -217,6 +224,13 @@ struct cfq_meta_data {
 	u64			clock;		/* ns, latest time seen */
 	u64			last_nonidle;	/* ns, last RT/BE activity */
 	sector_t		last_position;	/* head position */
+	/*
+	 * Device time per completed request, by whether it seeked (a
+	 * decaying mean, ns, and a sample count; time mode only): does this
+	 * device pay for seeks?  See cfq_seeks_free().
+	 */
+	u64			svc_mean[CFQ_NR_SEEK_KINDS];
+	u32			svc_samples[CFQ_NR_SEEK_KINDS];
 
 	struct hrtimer		idle_timer;
 	enum cfq_idle_kind	idling;

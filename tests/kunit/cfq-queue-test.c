@@ -169,6 +169,36 @@ static void cfq_test_seeky_and_ttime(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_ttime_update(8 * MS, 5, 8 * MS), 8 * MS);
 }
 
+/* Seeks are free only when both kinds were seen enough and cost alike. */
+static void cfq_test_seeks_free(struct kunit *test)
+{
+	u64 mean[CFQ_NR_SEEK_KINDS] = { MS, MS };
+	u32 n[CFQ_NR_SEEK_KINDS] = { CFQ_SVC_MIN_SAMPLES, CFQ_SVC_MIN_SAMPLES };
+
+	/* An emulated 1 ms disk: the same either way. */
+	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
+	/* Half again as long is still free; more is a seek cost. */
+	mean[CFQ_SEEK_FAR] = MS + MS / 2;
+	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
+	mean[CFQ_SEEK_FAR] = MS + MS / 2 + 1;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	/* A disk: 0.2 ms after a short move, 8 ms after a seek. */
+	mean[CFQ_SEEK_NEAR] = MS / 5;
+	mean[CFQ_SEEK_FAR] = 8 * MS;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	/* Random reads within a track, 5 ms, against 12.5 ms seeks. */
+	mean[CFQ_SEEK_NEAR] = 5 * MS;
+	mean[CFQ_SEEK_FAR] = 12 * MS + MS / 2;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	/* Too few of either kind: not known, so not free. */
+	mean[CFQ_SEEK_FAR] = MS / 5;
+	n[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES - 1;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	n[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	n[CFQ_SEEK_NEAR] = 0;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+}
+
 /* The per-group round robin orders queues by key, ties in arrival order. */
 static void cfq_test_rr_order(struct kunit *test)
 {
@@ -198,6 +228,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_fifo),
 	KUNIT_CASE(cfq_test_prefer_first),
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
+	KUNIT_CASE(cfq_test_seeks_free),
 	KUNIT_CASE(cfq_test_rr_order),
 	{}
 };

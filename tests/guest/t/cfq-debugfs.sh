@@ -39,6 +39,16 @@ done
 grep -q 'cfq[0-9]*SB4 \[/\] slice activated' /tmp/trace.txt ||
 	fail "queue messages do not name the task, class, level and group"
 echo "ok: $(grep -c 'cfq' /tmp/trace.txt) cfq messages in the trace"
+# The emulated disk takes 1 ms whatever the distance: with a sequential
+# and a random reader cfq sees both kinds of request and finds seeks free.
+fio --filename=/dev/dbgtest --direct=1 --bs=4k --time_based --runtime=3 \
+	--ioengine=psync --eta=never --output-format=json \
+	--name=s --rw=read --name=r --rw=randread >/dev/null || fail "fio"
+line=$(grep '^service_us ' "$sched/state")
+echo "$line" | grep -Eq '^service_us near ([89][0-9]{2}|1[0-9]{3})/' ||
+	fail "near requests not ~1 ms: $line"
+echo "$line" | grep -q ' seeks_free 1$' || fail "seek cost: $line"
+echo "ok: $line"
 echo 0 >/sys/block/dbgtest/queue/rotational
 grep -q '^mode iops$' "$sched/state" || fail "non-rotational device not in iops mode"
 echo none >/sys/block/dbgtest/queue/scheduler
