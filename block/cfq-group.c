@@ -426,6 +426,7 @@ void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	list_for_each_entry_safe(cfqq, tmp, &cfqd->queues, group_node)
 		if (cfqq->cic) {
 			cfqq->cic->sync_cfqq = NULL;
+			WRITE_ONCE(cfqq->cic->sync_queued, 0);
 			cfqq->cic = NULL;
 			cfq_queue_put(cmd, cfqq);
 		}

@@ -332,6 +332,7 @@ static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
 			cfq_log_cfqq(cmd, cfqq, "owner moved to [%s]",
 				     cfqd->name);
 			cic->sync_cfqq = NULL;
+			WRITE_ONCE(cic->sync_queued, 0);
 			cfqq->cic = NULL;
 			cfq_queue_put(cmd, cfqq);
 			cfqq = NULL;
@@ -342,6 +343,7 @@ static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
 			if (!cfqq)
 				goto fallback;
 			cic->sync_cfqq = cfqq;
+			WRITE_ONCE(cic->sync_queued, 0);
 			cfqq->cic = cic;
 		}
 		cfq_queue_set_prio(cmd, cfqq, ioclass, level, now);
@@ -704,6 +706,15 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	}
 	if (icq)
 		cic = icq_to_cic(icq);
+	/*
+	 * A sync bio joins only its own task's queue: none queued, no
+	 * merge, and no need for the lock (racy as above).
+	 */
+	if (op_is_sync(bio->bi_opf) &&
+	    (!cic || !READ_ONCE(cic->sync_queued))) {
+		rcu_read_unlock();
+		return false;
+	}
 	if (!op_is_sync(bio->bi_opf))
 		css = cfq_cgroup_get_current();
 
@@ -823,6 +834,7 @@ static void cfq_exit_icq(struct io_cq *icq)
 		cic->sync_cfqq->cic = NULL;
 		cfq_queue_put(cmd, cic->sync_cfqq);
 		cic->sync_cfqq = NULL;
+		WRITE_ONCE(cic->sync_queued, 0);
 	}
 	spin_unlock_irqrestore(&cmd->lock, flags);
 }

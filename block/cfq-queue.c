@@ -414,6 +414,8 @@ void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 
 	if (!cfqq->queued++)
 		cfq_queue_busy(cfqd, cfqq, true);
+	if (cfqq->cic)
+		WRITE_ONCE(cfqq->cic->sync_queued, cfqq->queued);
 	if (!cfqd->nr_queued++)
 		cfq_group_busy(cmd, cfqd);
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
@@ -436,6 +438,8 @@ void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
 
+	if (cfqq->cic)
+		WRITE_ONCE(cfqq->cic->sync_queued, cfqq->queued - 1);
 	if (!--cfqq->queued) {
 		cfq_queue_busy(cfqd, cfqq, false);
 		cfq_rr_del(cmd, cfqq);

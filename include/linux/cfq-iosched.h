@@ -250,6 +250,8 @@ struct cfq_meta_data {
 struct cfq_io_cq {
 	struct io_cq		icq;		/* must be first */
 	struct cfq_queue	*sync_cfqq;
+	/* sync_cfqq's queued requests; read by bio_merge without the lock */
+	unsigned int		sync_queued;
 	bool			exited;		/* exit_icq ran: attach nothing */
 };
 
