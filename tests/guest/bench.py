@@ -298,7 +298,7 @@ def main():
         dev = devices.make_device('nullb1', profiles[pname])
         for case in todo:
             for run in range(1, args.runs + 1):
-                for peer_name in peer_names:
+                for peer_name in experiments.peer_order(peer_names, run):
                     out = (f'{args.out}/{case.exp}/{case.name}/{pname}/'
                            f'{peer_name}/r{run}')
                     t0 = time.monotonic()

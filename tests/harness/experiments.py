@@ -161,6 +161,16 @@ def load_all(names=None, scale=1.0, quick=False, case_names=None):
     return cases
 
 
+def peer_order(peers, run):
+    """The order the peers are measured in on run number @run (from 1):
+    as given on odd runs, reversed on even ones.  Throughput under TCG
+    drifts through a boot (a CPU-bound peer measured 67k IOPS at the
+    start of one boot and 126k at its end), so a fixed order would favour
+    whichever peer comes last; alternating cancels a steady drift over
+    an even number of runs."""
+    return list(peers) if run % 2 else list(reversed(peers))
+
+
 def load_toml(name):
     with open(os.path.join(EXP_DIR, name), 'rb') as f:
         return tomllib.load(f)

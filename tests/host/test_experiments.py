@@ -48,6 +48,19 @@ def test_case_filter():
     assert experiments.load_all(['dd'], case_names=['no-such-case']) == []
 
 
+def test_peer_order_alternates():
+    peers = ['none', 'mq-deadline', 'cfq']
+    assert experiments.peer_order(peers, 1) == peers
+    assert experiments.peer_order(peers, 2) == ['cfq', 'mq-deadline', 'none']
+    assert experiments.peer_order(peers, 3) == peers
+    # Over two runs every peer has the same mean position.
+    pos = {p: 0 for p in peers}
+    for run in (1, 2):
+        for i, p in enumerate(experiments.peer_order(peers, run)):
+            pos[p] += i
+    assert len(set(pos.values())) == 1
+
+
 def test_bad_definitions_are_rejected(tmp_path):
     bad = tmp_path / '9-bad.toml'
     bad.write_text('title = "x"\nprofiles = ["d1-rot"]\ngroups = [0, 4]\n'
