@@ -317,6 +317,7 @@ void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 
 	if (!cfqd)
 		return;
+	cmd->events[CFQ_EV_GROUP_EXPIRE]++;
 	cfq_idle_cancel(cmd);
 	cfqd->clock += now - cfqd->turn_start;
 	cmd->active = NULL;

@@ -184,6 +184,7 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
 	if (!cmd->waiting || !cmd->nr_queued)
 		return false;
 	WRITE_ONCE(cmd->waiting, false);
+	cmd->events[CFQ_EV_KICK]++;
 	return true;
 }
 
@@ -281,6 +282,12 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 
 	spin_lock_irq(&cmd->lock);
 	rq = cfq_dispatch(cmd, cfq_clock(cmd, now));
+	cmd->events[CFQ_EV_DISPATCH]++;
+	if (!rq) {
+		cmd->events[CFQ_EV_DISPATCH_NONE]++;
+		if (cmd->waiting && cmd->nr_queued)
+			cmd->events[CFQ_EV_WAIT]++;
+	}
 	spin_unlock_irq(&cmd->lock);
 	return rq;
 }
@@ -635,6 +642,7 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 	if (cmd->idling == CFQ_IDLE_NONE || now < cmd->idle_deadline)
 		goto out;	/* cancelled or re-armed meanwhile */
 	cfq_log(cmd, "idle %d expired", cmd->idling);
+	cmd->events[CFQ_EV_IDLE_EXPIRE]++;
 	cfqd = cmd->active;
 	switch (cmd->idling) {
 	case CFQ_IDLE_QUEUE:
@@ -656,6 +664,8 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 	}
 	WRITE_ONCE(cmd->waiting, false);
 	kick = cmd->nr_queued;
+	if (kick)
+		cmd->events[CFQ_EV_KICK]++;
 out:
 	spin_unlock_irqrestore(&cmd->lock, flags);
 	if (kick)
@@ -1160,8 +1170,36 @@ static int cfq_groups_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
+	[CFQ_EV_DISPATCH]	= "dispatch",
+	[CFQ_EV_DISPATCH_NONE]	= "dispatch_none",
+	[CFQ_EV_WAIT]		= "wait",
+	[CFQ_EV_KICK]		= "kick",
+	[CFQ_EV_IDLE_ARM]	= "idle_arm",
+	[CFQ_EV_IDLE_EXPIRE]	= "idle_expire",
+	[CFQ_EV_SLICE_EXPIRE]	= "slice_expire",
+	[CFQ_EV_GROUP_EXPIRE]	= "group_expire",
+};
+
+/* Event counts since the elevator was set up, one "name count" a line. */
+static int cfq_events_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	u64 events[CFQ_NR_EVENTS];
+	int i;
+
+	spin_lock_irq(&cmd->lock);
+	memcpy(events, cmd->events, sizeof(events));
+	spin_unlock_irq(&cmd->lock);
+	for (i = 0; i < CFQ_NR_EVENTS; i++)
+		seq_printf(m, "%s %llu\n", cfq_event_names[i], events[i]);
+	return 0;
+}
+
 static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"state", 0400, cfq_state_show},
+	{"events", 0400, cfq_events_show},
 	{"groups", 0400, cfq_groups_show},
 	{},
 };

@@ -458,6 +458,7 @@ void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
 {
 	lockdep_assert_held(&cmd->lock);
 
+	cmd->events[CFQ_EV_IDLE_ARM]++;
 	cmd->idling = kind;
 	cmd->idle_deadline = now + delay;
 	hrtimer_start(&cmd->idle_timer, ns_to_ktime(delay), HRTIMER_MODE_REL);
@@ -488,6 +489,7 @@ void cfq_slice_expired(struct cfq_meta_data *cmd,
 
 	if (!cfqq)
 		return;
+	cmd->events[CFQ_EV_SLICE_EXPIRE]++;
 	if (cmd->active == cfqd && cmd->idling == CFQ_IDLE_QUEUE)
 		cfq_idle_cancel(cmd);
 	cfq_log_cfqq(cmd, cfqq, "slice expired, %u dispatched",

@@ -105,6 +105,19 @@ enum cfq_seek_kind {
 	CFQ_NR_SEEK_KINDS,
 };
 
+/* Scheduler events counted per device (debugfs "events"). */
+enum cfq_event {
+	CFQ_EV_DISPATCH,	/* dispatch_request calls */
+	CFQ_EV_DISPATCH_NONE,	/* ... that returned no request */
+	CFQ_EV_WAIT,		/* ... that left work queued behind a wait */
+	CFQ_EV_KICK,		/* queue runs we asked for (a wait ended) */
+	CFQ_EV_IDLE_ARM,	/* idle timer armed */
+	CFQ_EV_IDLE_EXPIRE,	/* idle timer ran out */
+	CFQ_EV_SLICE_EXPIRE,	/* queue slices ended */
+	CFQ_EV_GROUP_EXPIRE,	/* group turns ended */
+	CFQ_NR_EVENTS,
+};
+
 /* Values of the service_mode tunable. */
 enum cfq_service_mode {
 	CFQ_SERVICE_AUTO,	/* time on rotational devices, else I/O count */
@@ -235,6 +248,8 @@ struct cfq_meta_data {
 	struct hrtimer		idle_timer;
 	enum cfq_idle_kind	idling;
 	u64			idle_deadline;	/* ns */
+
+	u64			events[CFQ_NR_EVENTS];
 
 	/* The queue a bio being merged would join (bio_merge context). */
 	struct cfq_queue	*merge_cfqq;

@@ -10,6 +10,11 @@ sched=/sys/kernel/debug/block/dbgtest/sched
 grep -q '^active_group -$' "$sched/state" || fail "idle device has an active group"
 grep -q '^mode time$' "$sched/state" || fail "rotational device not in time mode"
 
+ev() { awk -v k="$1" '$1 == k { print $2 }' "$sched/events"; }
+[ "$(awk 'NF == 2 && $2 ~ /^[0-9]+$/' "$sched/events" | wc -l)" = 8 ] ||
+	{ cat "$sched/events"; fail "events: not 8 'name count' lines"; }
+d0=$(ev dispatch) a0=$(ev idle_arm)
+
 echo 1 >/sys/block/dbgtest/trace/enable
 echo blk >/sys/kernel/tracing/current_tracer
 fio --name=r --filename=/dev/dbgtest --direct=1 --rw=read --bs=4k \
@@ -30,6 +35,13 @@ echo "$st" | grep -q '^active_queue pid [0-9]* sync class B level 4' ||
 	{ echo "$st"; fail "no active sync BE4 queue"; }
 grep -q '^/ weight 4 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
 wait $fpid || fail "fio"
+# 5 s of a depth-1, 1 ms device: thousands of dispatches.  One sequential
+# reader on a disk whose seek cost is not known yet is idled for.
+d=$(($(ev dispatch) - d0)) a=$(($(ev idle_arm) - a0))
+{ [ "$d" -ge 500 ] && [ "$(ev dispatch_none)" -le "$(ev dispatch)" ] &&
+	[ "$a" -ge 1 ]; } ||
+	{ cat "$sched/events"; fail "events: $d dispatches, $a idle arms"; }
+echo "ok: events: $d dispatches, $a idle arms in 5 s"
 cp /sys/kernel/tracing/trace /tmp/trace.txt
 echo nop >/sys/kernel/tracing/current_tracer
 echo 0 >/sys/block/dbgtest/trace/enable
