@@ -59,9 +59,18 @@ def kvm_usable():
     return ' vmx' in flags or ' svm' in flags
 
 
-def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=()):
-    accel = ['-accel', 'kvm', '-cpu', 'host'] if kvm_usable() else \
-        ['-accel', 'tcg,thread=multi', '-cpu', 'max']
+def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
+              icount=False):
+    """With icount, the guest's clock counts the instructions it runs
+    (1 ns each, TCG only, one host thread for all vCPUs): time measured
+    in the guest is then work done, whatever else the host is doing."""
+    if icount:
+        accel = ['-accel', 'tcg', '-icount', 'shift=0',
+                 '-cpu', 'max']
+    elif kvm_usable():
+        accel = ['-accel', 'kvm', '-cpu', 'host']
+    else:
+        accel = ['-accel', 'tcg,thread=multi', '-cpu', 'max']
     argv = ['qemu-system-x86_64', *accel, '-smp', str(cpus), '-m', mem,
             '-kernel', kernel,
             '-append', ' '.join(BASE_CMDLINE + list(append)),
@@ -148,7 +157,8 @@ def booted(console):
 
 
 def run(kernel, command, results, expect=(), timeout=900, cpus=2,
-        mem='2G', append=(), drives=(), quiet=False, boot_timeout=None):
+        mem='2G', append=(), drives=(), quiet=False, boot_timeout=None,
+        icount=False):
     """Boot `kernel`, run `command` (a shell string) in the guest.  With
     boot_timeout, a guest that has not reached the job by then is killed
     and the run fails saying so, instead of waiting out `timeout`."""
@@ -166,7 +176,7 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
                 f'ro repo {shlex.quote(REPO)} || exit 125\n')
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
-    argv = qemu_argv(kernel, results, cpus, mem, append, drives)
+    argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount)
     console = os.path.join(results, 'console.log')
     start = time.monotonic()
     verdict = boot_and_wait(argv, console, timeout, boot_timeout)

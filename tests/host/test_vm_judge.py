@@ -46,3 +46,15 @@ def test_timeout_fails(tmp_path):
 def test_command_line_has_the_panic_knobs():
     for arg in ('panic=-1', 'oops=panic', 'softlockup_panic=1'):
         assert arg in vm.BASE_CMDLINE
+
+
+def test_icount_runs_on_an_instruction_clock(tmp_path):
+    """--icount: one TCG thread whose clock counts guest instructions,
+    never KVM or multi-threaded TCG (whose clocks are the host's)."""
+    argv = vm.qemu_argv('bzImage', str(tmp_path), cpus=1, icount=True)
+    accel = argv[argv.index('-accel') + 1]
+    assert accel == 'tcg'
+    assert argv[argv.index('-icount') + 1].startswith('shift=0')
+    assert argv[argv.index('-smp') + 1] == '1'
+    plain = vm.qemu_argv('bzImage', str(tmp_path))
+    assert '-icount' not in plain
