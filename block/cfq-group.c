@@ -22,6 +22,8 @@
  *
  * The minimum is monotonic: it follows the smallest key among the served
  * group and the tree, and never goes back.
+ *
+ * Not built on its own: cfq-iosched.c includes this file.
  */
 #include <linux/rbtree.h>
 #include <linux/slab.h>
@@ -37,14 +39,14 @@ static const unsigned int cfq_ioprio_weight[IOPRIO_NR_LEVELS] = {
 	8, 7, 6, 5, 4, 3, 2, 1,
 };
 
-unsigned int cfq_ioprio_to_weight(unsigned int ioprio)
+static unsigned int cfq_ioprio_to_weight(unsigned int ioprio)
 {
 	if (WARN_ON_ONCE(ioprio >= IOPRIO_NR_LEVELS))
 		ioprio = CFQ_GROUP_IOPRIO_DEFAULT;
 	return cfq_ioprio_weight[ioprio];
 }
 
-u64 cfq_vtime_charge(u64 service, unsigned int weight)
+static u64 cfq_vtime_charge(u64 service, unsigned int weight)
 {
 	return div_u64(service * CFQ_GROUP_WEIGHT_DEFAULT, max(weight, 1U));
 }
@@ -54,8 +56,8 @@ u64 cfq_vtime_charge(u64 service, unsigned int weight)
  * part by weight against the heaviest busy group (@max_weight, 0 when
  * none is busy), 3/4 of that for async requests and writes, at least 1.
  */
-unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
-			   unsigned int max_weight, bool async)
+static unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
+				  unsigned int max_weight, bool async)
 {
 	unsigned int share = depth;
 
@@ -66,7 +68,7 @@ unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
 	return max(share, 1U);
 }
 
-bool cfq_vtime_before(u64 a, u64 b)
+static bool cfq_vtime_before(u64 a, u64 b)
 {
 	return (s64)(a - b) < 0;
 }
@@ -80,7 +82,7 @@ static bool cfq_gst_less(struct rb_node *a, const struct rb_node *b)
 }
 
 /* A group became busy: queue it, no earlier than the current minimum. */
-void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -92,7 +94,7 @@ void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	cfqd->on_tree = true;
 }
 
-void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -103,7 +105,7 @@ void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	cfqd->on_tree = false;
 }
 
-struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
+static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
 {
 	struct rb_node *n;
 
@@ -113,7 +115,7 @@ struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
 	return n ? rb_entry(n, struct cfq_data, rb_node) : NULL;
 }
 
-struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
+static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
 {
 	struct rb_node *n = rb_next(&cfqd->rb_node);
 
@@ -121,7 +123,7 @@ struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
 }
 
 /* Raise the minimum to the smallest key in service, never lower it. */
-void cfq_gst_update_min(struct cfq_meta_data *cmd)
+static void cfq_gst_update_min(struct cfq_meta_data *cmd)
 {
 	struct cfq_data *first = cfq_gst_first(cmd);
 	u64 min;
@@ -139,8 +141,8 @@ void cfq_gst_update_min(struct cfq_meta_data *cmd)
 }
 
 /* Charge @service to @cfqd; keep the tree ordered if it is queued. */
-void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 service, unsigned int weight)
+static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 service, unsigned int weight)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -162,13 +164,13 @@ void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
  * Groups and queues: lookup, lifetime
  */
 
-unsigned int cfq_group_weight(struct cfq_data *cfqd)
+static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 {
 	return cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
 }
 
-void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    struct cgroup_subsys_state *css)
+static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   struct cgroup_subsys_state *css)
 {
 	int c;
 
@@ -186,13 +188,13 @@ void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	cmd->nr_groups++;
 }
 
-void cfq_group_get(struct cfq_data *cfqd)
+static void cfq_group_get(struct cfq_data *cfqd)
 {
 	refcount_inc(&cfqd->ref);
 }
 
 /* @cfqd has its first request queued: it competes for the device. */
-void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	unsigned int weight = cfq_group_weight(cfqd);
 
@@ -223,7 +225,7 @@ static void cfq_group_update_weights(struct cfq_meta_data *cmd)
 	WRITE_ONCE(cmd->min_weight, min);
 }
 
-void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -238,9 +240,9 @@ void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 }
 
 /* The group of @css on this device; created on first use. */
-struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
-				  struct cgroup_subsys_state *css,
-				  bool create)
+static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
+					 struct cgroup_subsys_state *css,
+					 bool create)
 {
 	struct cfq_data *cfqd;
 
@@ -262,8 +264,8 @@ struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 	return cfqd;
 }
 
-u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 now)
+static u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now)
 {
 	if (cmd->active != cfqd)
 		return cfqd->clock;
@@ -278,8 +280,8 @@ static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	return max_t(u64, turn, CFQ_MIN_TURN_NS);
 }
 
-void cfq_group_activate(struct cfq_meta_data *cmd,
-			struct cfq_data *cfqd, u64 now)
+static void cfq_group_activate(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd, u64 now)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -292,7 +294,7 @@ void cfq_group_activate(struct cfq_meta_data *cmd,
 }
 
 /* Reap groups whose cgroup is gone and that have nothing left to do. */
-void cfq_group_reap(struct cfq_meta_data *cmd)
+static void cfq_group_reap(struct cfq_meta_data *cmd)
 {
 	struct cfq_data *cfqd, *tmp;
 
@@ -309,7 +311,7 @@ void cfq_group_reap(struct cfq_meta_data *cmd)
 }
 
 /* End the active group's turn. */
-void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
+static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 {
 	struct cfq_data *cfqd = cmd->active;
 
@@ -333,8 +335,8 @@ void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
  * gone, end its turn and let it go now, rather than at the next turn on
  * this device, which may not come while the device stays quiet.
  */
-void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 now)
+static void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -347,7 +349,7 @@ void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 }
 
 /* The first busy group that has work it may do now. */
-struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
+static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 {
 	bool idle_ok = cfq_idle_class_allowed(cmd, now);
 	struct cfq_data *cfqd;
@@ -360,8 +362,8 @@ struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 }
 
 /* Is another group waiting for the device? */
-bool cfq_others_waiting(struct cfq_meta_data *cmd,
-			struct cfq_data *cfqd)
+static bool cfq_others_waiting(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd)
 {
 	struct cfq_data *first = cfq_gst_first(cmd);
 
@@ -369,8 +371,8 @@ bool cfq_others_waiting(struct cfq_meta_data *cmd,
 }
 
 /* Used its turn: yield if others wait, else start a new turn in place. */
-bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		   u64 now)
+static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			  u64 now)
 {
 	if (now - cfqd->turn_start < cfq_turn_budget(cmd, cfqd))
 		return false;
@@ -395,8 +397,8 @@ static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
 	return true;
 }
 
-bool cfq_group_should_idle(struct cfq_meta_data *cmd,
-			   struct cfq_data *cfqd)
+static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd)
 {
 	return cmd->tun[CFQ_GROUP_IDLE] && cfq_others_waiting(cmd, cfqd) &&
 	       !cfq_tags_full(cmd) &&
@@ -404,7 +406,7 @@ bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 }
 
 /* Release a group's queues and drop the group's existence reference. */
-void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	struct cfq_queue *cfqq, *tmp;
 	int c, l;

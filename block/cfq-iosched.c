@@ -36,6 +36,16 @@
 #include "cfq.h"
 
 /*
+ * The per-task layer and the group layer live in files of their own but
+ * are built here, as one compilation unit (kernel/sched/build_policy.c does
+ * the same for the scheduling classes): every request passes through some
+ * forty small helpers of the three, and only within one unit can the
+ * compiler inline them into the hooks.
+ */
+#include "cfq-group.c"
+#include "cfq-queue.c"
+
+/*
  * A tunable: default, accepted range, and unit.  Times are in
  * milliseconds in sysfs and converted to nanoseconds where used.
  */
@@ -46,8 +56,6 @@ struct cfq_tunable_def {
 	u32		max;
 	bool		ms;
 };
-
-struct kmem_cache *cfq_pool;
 
 static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	/* Requests a queue may have in the driver at once. */

@@ -10,6 +10,8 @@
  * slice_idle for its next request.  Requests leave a queue in sector
  * order, with bounded backward seeks, unless the oldest has waited past
  * its FIFO deadline.
+ *
+ * Not built on its own: cfq-iosched.c includes this file.
  */
 #include <linux/math64.h>
 #include <linux/slab.h>
@@ -50,8 +52,8 @@ static u64 cfq_scale_slice(u64 slice, unsigned int busy, u64 base,
  * nice value decides, as the kernel's ioprio rules do: best effort,
  * level (nice + 20) / 5.
  */
-void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
-		 unsigned int *level)
+static void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
+			unsigned int *level)
 {
 	static const enum cfq_class cls[IOPRIO_CLASS_INVALID] = {
 		[IOPRIO_CLASS_NONE] = CFQ_CLASS_BE,
@@ -134,12 +136,12 @@ static u64 cfq_ttime_update(u64 mean, unsigned int samples, u64 sample)
 	return samples ? div_u64(mean * 7 + sample, 8) : sample;
 }
 
-void cfq_queue_get(struct cfq_queue *cfqq)
+static void cfq_queue_get(struct cfq_queue *cfqq)
 {
 	refcount_inc(&cfqq->ref);
 }
 
-void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+static void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	struct cfq_data *cfqd = cfqq->cfqd;
 
@@ -154,10 +156,10 @@ void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 	cfq_group_put(cmd, cfqd);
 }
 
-struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, bool sync,
-				  enum cfq_class ioclass,
-				  unsigned int level, pid_t pid)
+static struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, bool sync,
+					 enum cfq_class ioclass,
+					 unsigned int level, pid_t pid)
 {
 	struct cfq_queue *cfqq;
 
@@ -182,9 +184,9 @@ struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
 	return cfqq;
 }
 
-struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
-				  enum cfq_class ioclass,
-				  unsigned int level)
+static struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
+					 enum cfq_class ioclass,
+					 unsigned int level)
 {
 	if (ioclass == CFQ_CLASS_IDLE)
 		return &cfqd->async_idle_queue;
@@ -240,7 +242,7 @@ static void cfq_rr_del(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 }
 
 /* The IDLE class runs only once the device has been otherwise idle. */
-bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now)
+static bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now)
 {
 	return !cmd->nonidle_in_driver &&
 	       now - cmd->last_nonidle >= CFQ_IDLE_DELAY_NS;
@@ -265,9 +267,9 @@ static struct cfq_queue *cfq_rr_first(struct cfq_meta_data *cmd,
 }
 
 /* A request's class or level changed: move its queue if it is queued. */
-void cfq_queue_set_prio(struct cfq_meta_data *cmd,
-			struct cfq_queue *cfqq, enum cfq_class ioclass,
-			unsigned int level, u64 now)
+static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
+			       struct cfq_queue *cfqq, enum cfq_class ioclass,
+			       unsigned int level, u64 now)
 {
 	struct cfq_data *cfqd = cfqq->cfqd;
 	bool on_rr;
@@ -340,8 +342,8 @@ static struct request *cfq_next_after(struct cfq_meta_data *cmd,
 				cmd->tun[CFQ_BACK_SEEK_PENALTY]) ? a : b;
 }
 
-void cfq_update_next_rq(struct cfq_meta_data *cmd,
-			struct cfq_queue *cfqq, struct request *rq)
+static void cfq_update_next_rq(struct cfq_meta_data *cmd,
+			       struct cfq_queue *cfqq, struct request *rq)
 {
 	struct request *cur = cfqq->next_rq;
 
@@ -391,8 +393,8 @@ static void cfq_update_idle_window(struct cfq_meta_data *cmd,
 	}
 }
 
-void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
-		struct request *rq, u64 now)
+static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+		       struct request *rq, u64 now)
 {
 	struct cfq_data *cfqd = cfqq->cfqd;
 	struct request_queue *q = cmd->queue;
@@ -422,7 +424,7 @@ void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	cfq_rr_add(cmd, cfqq, now);
 }
 
-void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
+static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 {
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
 	struct cfq_data *cfqd = cfqq->cfqd;
@@ -453,8 +455,8 @@ void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
  * Idling: one hrtimer per device, for whatever the device waits for
  */
 
-void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
-		  u64 now, u64 delay)
+static void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
+			 u64 now, u64 delay)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -469,7 +471,7 @@ void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
  * Stop idling.  The timer callback may already be waiting for the lock;
  * it finds cmd->idling cleared (or a later deadline) and does nothing.
  */
-void cfq_idle_cancel(struct cfq_meta_data *cmd)
+static void cfq_idle_cancel(struct cfq_meta_data *cmd)
 {
 	lockdep_assert_held(&cmd->lock);
 
@@ -480,8 +482,8 @@ void cfq_idle_cancel(struct cfq_meta_data *cmd)
 }
 
 /* End the active queue's slice; it rejoins the round robin if it has work. */
-void cfq_slice_expired(struct cfq_meta_data *cmd,
-		       struct cfq_data *cfqd, u64 now)
+static void cfq_slice_expired(struct cfq_meta_data *cmd,
+			      struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq = cfqd->active_queue;
 
@@ -526,7 +528,7 @@ static bool cfq_queue_among_equals(struct cfq_data *cfqd,
 	return busy == cfqd->busy_level[cfqq->ioclass][cfqq->ioprio];
 }
 
-bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	return test_bit(CFQQ_SYNC, &cfqq->flags) &&
 	       test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags) &&
@@ -553,7 +555,7 @@ static bool cfq_may_dispatch(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 }
 
 /* A higher class has work in the group: stop serving @cfqq. */
-bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq)
+static bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
 	int c;
 
@@ -568,9 +570,9 @@ bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq)
  * lasts and it has requests (or is worth idling for), else take the head
  * of the highest non-empty class.  @gclock is the group's clock.
  */
-enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, u64 now,
-				  u64 gclock)
+static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, u64 now,
+					 u64 gclock)
 {
 	struct cfq_queue *cfqq = cfqd->active_queue;
 
@@ -612,9 +614,9 @@ expire:
 }
 
 /* Take the request to dispatch from the active queue of @cfqd. */
-struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, u64 now,
-				  u64 gclock)
+static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, u64 now,
+					 u64 gclock)
 {
 	struct cfq_queue *cfqq = cfqd->active_queue;
 	struct request *rq = NULL;

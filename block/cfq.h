@@ -2,8 +2,11 @@
 /*
  * Private definitions of the cfq elevator, shared by its files:
  * cfq-iosched.c (blk-mq hooks, sysfs, debugfs), cfq-queue.c (per-task CFQ
- * inside one group) and cfq-group.c (the group layer).  Functions taking a
- * cfq_meta_data expect cmd->lock held (include/linux/cfq-iosched.h).
+ * inside one group) and cfq-group.c (the group layer).  The three are one
+ * compilation unit (cfq-iosched.c includes the other two), so every
+ * function here is static and the compiler may inline across them.
+ * Functions taking a cfq_meta_data expect cmd->lock held
+ * (include/linux/cfq-iosched.h).
  */
 #ifndef _BLOCK_CFQ_H
 #define _BLOCK_CFQ_H
@@ -31,7 +34,7 @@
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 
-extern struct kmem_cache *cfq_pool;
+static struct kmem_cache *cfq_pool;
 
 /*
  * A request's scheduler data.  priv[0]: its queue, from insertion on (a
@@ -167,80 +170,80 @@ enum cfq_verdict {
 };
 
 /* cfq-queue.c: the queues of one group */
-void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
-		 unsigned int *level);
-void cfq_queue_get(struct cfq_queue *cfqq);
-void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
-struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, bool sync,
-				  enum cfq_class ioclass,
-				  unsigned int level, pid_t pid);
-struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
-				  enum cfq_class ioclass,
-				  unsigned int level);
-bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now);
-void cfq_queue_set_prio(struct cfq_meta_data *cmd,
-			struct cfq_queue *cfqq, enum cfq_class ioclass,
-			unsigned int level, u64 now);
-void cfq_update_next_rq(struct cfq_meta_data *cmd,
-			struct cfq_queue *cfqq, struct request *rq);
-void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
-		struct request *rq, u64 now);
-void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq);
-void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
-		  u64 now, u64 delay);
-void cfq_idle_cancel(struct cfq_meta_data *cmd);
-void cfq_slice_expired(struct cfq_meta_data *cmd,
-		       struct cfq_data *cfqd, u64 now);
-bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
-bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq);
-enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, u64 now,
-				  u64 gclock);
-struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd, u64 now,
-				  u64 gclock);
+static void cfq_rq_prio(u16 ioprio, int nice, enum cfq_class *ioclass,
+			unsigned int *level);
+static void cfq_queue_get(struct cfq_queue *cfqq);
+static void cfq_queue_put(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
+static struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, bool sync,
+					 enum cfq_class ioclass,
+					 unsigned int level, pid_t pid);
+static struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
+					 enum cfq_class ioclass,
+					 unsigned int level);
+static bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now);
+static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
+			       struct cfq_queue *cfqq, enum cfq_class ioclass,
+			       unsigned int level, u64 now);
+static void cfq_update_next_rq(struct cfq_meta_data *cmd,
+			       struct cfq_queue *cfqq, struct request *rq);
+static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+		       struct request *rq, u64 now);
+static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq);
+static void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
+			 u64 now, u64 delay);
+static void cfq_idle_cancel(struct cfq_meta_data *cmd);
+static void cfq_slice_expired(struct cfq_meta_data *cmd,
+			      struct cfq_data *cfqd, u64 now);
+static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
+static bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq);
+static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, u64 now,
+					 u64 gclock);
+static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
+					 struct cfq_data *cfqd, u64 now,
+					 u64 gclock);
 
 /* cfq-group.c: the group service tree */
-unsigned int cfq_ioprio_to_weight(unsigned int ioprio);
-u64 cfq_vtime_charge(u64 service, unsigned int weight);
-unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
-			   unsigned int max_weight, bool async);
-bool cfq_vtime_before(u64 a, u64 b);
+static unsigned int cfq_ioprio_to_weight(unsigned int ioprio);
+static u64 cfq_vtime_charge(u64 service, unsigned int weight);
+static unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
+				  unsigned int max_weight, bool async);
+static bool cfq_vtime_before(u64 a, u64 b);
 
-void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd);
-struct cfq_data *cfq_gst_next(struct cfq_data *cfqd);
-void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 service, unsigned int weight);
-void cfq_gst_update_min(struct cfq_meta_data *cmd);
+static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd);
+static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd);
+static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 service, unsigned int weight);
+static void cfq_gst_update_min(struct cfq_meta_data *cmd);
 
 /* cfq-group.c: groups, their lifetime and turns */
-unsigned int cfq_group_weight(struct cfq_data *cfqd);
-void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    struct cgroup_subsys_state *css);
-void cfq_group_get(struct cfq_data *cfqd);
-void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
-				  struct cgroup_subsys_state *css,
-				  bool create);
-u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 now);
-void cfq_group_activate(struct cfq_meta_data *cmd,
-			struct cfq_data *cfqd, u64 now);
-void cfq_group_expire(struct cfq_meta_data *cmd, u64 now);
-void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		    u64 now);
-struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now);
-bool cfq_others_waiting(struct cfq_meta_data *cmd,
-			struct cfq_data *cfqd);
-bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-		   u64 now);
-bool cfq_group_should_idle(struct cfq_meta_data *cmd,
-			   struct cfq_data *cfqd);
-void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-void cfq_group_reap(struct cfq_meta_data *cmd);
+static unsigned int cfq_group_weight(struct cfq_data *cfqd);
+static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   struct cgroup_subsys_state *css);
+static void cfq_group_get(struct cfq_data *cfqd);
+static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
+					 struct cgroup_subsys_state *css,
+					 bool create);
+static u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now);
+static void cfq_group_activate(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd, u64 now);
+static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now);
+static void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now);
+static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now);
+static bool cfq_others_waiting(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd);
+static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			  u64 now);
+static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd);
+static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static void cfq_group_reap(struct cfq_meta_data *cmd);
 
 #endif /* _BLOCK_CFQ_H */
