@@ -166,7 +166,13 @@ static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 {
-	return cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
+	return cfqd->weight;
+}
+
+/* Read the group's cfq.ioprio: at creation and when its turn starts. */
+static void cfq_group_read_weight(struct cfq_data *cfqd)
+{
+	cfqd->weight = cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
 }
 
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
@@ -182,6 +188,7 @@ static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 		cfqd->service_tree[c] = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&cfqd->queues);
 	cfqd->vdisktime = cmd->min_vdisktime;
+	cfq_group_read_weight(cfqd);
 	cfq_cgroup_name(css, cfqd->name, sizeof(cfqd->name));
 	list_add_tail(&cfqd->node, &cmd->groups);
 	cfqd->linked = true;
@@ -286,6 +293,7 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 	lockdep_assert_held(&cmd->lock);
 
 	cmd->active = cfqd;
+	cfq_group_read_weight(cfqd);
 	cfqd->turn_start = now;
 	cfqd->turns++;
 	cfq_gst_update_min(cmd);

@@ -31,8 +31,9 @@
  * - has_work() reads cmd->nr_queued and cmd->waiting without the lock
  *   (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch attempt.
  *   bio_merge() reads cmd->nr_queued too; a stale zero costs a merge.
- * - The cgroup's ioprio is an atomic read; it may change at any time and
- *   takes effect at the next service decision.
+ * - The cgroup's ioprio is an atomic read; it may change at any time.  A
+ *   cfq_data reads it into its weight when it is created and when its
+ *   turn starts, so a change takes effect at the group's next turn.
  *
  * Lifetimes
  * ---------
@@ -189,6 +190,7 @@ struct cfq_data {
 	char			name[32];	/* cgroup name when created */
 
 	/* Top layer. */
+	unsigned int		weight;		/* 8 - cfq.ioprio, see below */
 	struct rb_node		rb_node;	/* cmd->group_tree */
 	bool			on_tree;
 	bool			linked;		/* on cmd->groups */
