@@ -113,35 +113,9 @@ struct cgroup_subsys cfq_cgrp_subsys = {
 };
 
 /* ---------------------------------------------------------------------
- * Adapter for the elevator (declared in include/linux/cfq-iosched.h).
+ * Adapter for the elevator (declared in include/linux/cfq-iosched.h, where
+ * the parts it calls for every request are inline).
  */
-
-struct cgroup_subsys_state *cfq_cgroup_get_current(void)
-{
-	struct cgroup_subsys_state *css;
-
-	if (task_css_is_root(current, cfq_cgrp_id))
-		return NULL;	/* no reference needed, none taken */
-	css = task_get_css(current, cfq_cgrp_id);
-
-	if (!css->parent) {
-		css_put(css);	/* the root group needs no reference */
-		return NULL;
-	}
-	return css;
-}
-
-void cfq_cgroup_get(struct cgroup_subsys_state *css)
-{
-	if (css)
-		css_get(css);
-}
-
-void cfq_cgroup_put(struct cgroup_subsys_state *css)
-{
-	if (css)
-		css_put(css);
-}
 
 unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css)
 {
@@ -158,16 +132,6 @@ unsigned int cfq_cgroup_current_ioprio(void)
 	ioprio = READ_ONCE(css_cfqcg(task_css(current, cfq_cgrp_id))->ioprio);
 	rcu_read_unlock();
 	return ioprio;
-}
-
-bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
-{
-	return !css->parent;
-}
-
-bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
-{
-	return css && css_is_dying(css);
 }
 
 void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len)

@@ -277,20 +277,54 @@ struct cfq_io_cq {
  * CONFIG_CFQ_CGROUP every task is in the root group.
  */
 #ifdef CONFIG_CFQ_CGROUP
-/* The current task's group, referenced; NULL for the root group. */
-struct cgroup_subsys_state *cfq_cgroup_get_current(void);
-void cfq_cgroup_get(struct cgroup_subsys_state *css);
-void cfq_cgroup_put(struct cgroup_subsys_state *css);
 /* cfq.ioprio of a group; NULL is the root group. */
 unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css);
 /* cfq.ioprio of the current task's group, without taking a reference. */
 unsigned int cfq_cgroup_current_ioprio(void);
-bool cfq_cgroup_is_root(struct cgroup_subsys_state *css);
-/* Removed (rmdir) but still referenced. */
-bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css);
 void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len);
 /* From the subsystem's css_offline: free removed groups' idle state. */
 void cfq_sched_cgroup_offline(void);
+
+/*
+ * The current task's group, referenced; NULL for the root group, which
+ * needs no reference.  Inline: the elevator asks for every request.
+ */
+static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
+{
+	struct cgroup_subsys_state *css;
+
+	if (task_css_is_root(current, cfq_cgrp_id))
+		return NULL;
+	css = task_get_css(current, cfq_cgrp_id);
+	if (!css->parent) {	/* moved to the root since the test above */
+		css_put(css);
+		return NULL;
+	}
+	return css;
+}
+
+static inline void cfq_cgroup_get(struct cgroup_subsys_state *css)
+{
+	if (css)
+		css_get(css);
+}
+
+static inline void cfq_cgroup_put(struct cgroup_subsys_state *css)
+{
+	if (css)
+		css_put(css);
+}
+
+static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
+{
+	return !css->parent;
+}
+
+/* Removed (rmdir) but still referenced. */
+static inline bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
+{
+	return css && css_is_dying(css);
+}
 #else
 static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
 {
