@@ -450,16 +450,21 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, blk_insert_t flags)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
-	u64 now = ktime_get_ns();
 
 	spin_lock_irq(&cmd->lock);
-	now = cfq_clock(cmd, now);
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
 
 		list_del_init(&rq->queuelist);
-		cfq_insert_request(cmd, rq, flags, now);
+		/*
+		 * blk-mq stamps every request it allocates for an elevator
+		 * (start_time_ns): its insert time as far as we can tell,
+		 * without reading the clock again.  A requeued request's
+		 * older stamp is clamped by cfq_clock().
+		 */
+		cfq_insert_request(cmd, rq, flags,
+				   cfq_clock(cmd, rq->start_time_ns));
 	}
 	WRITE_ONCE(cmd->waiting, false);
 	spin_unlock_irq(&cmd->lock);

@@ -434,7 +434,8 @@ static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 
 	list_del_init(&rq->queuelist);
 	if (cfqq->next_rq == rq)
-		cfqq->next_rq = cfq_next_after(cmd, cfqq, rq);
+		cfqq->next_rq = cfqq->queued > 1 ?
+				cfq_next_after(cmd, cfqq, rq) : NULL;
 	elv_rb_del(&cfqq->sort_list, rq);
 	elv_rqhash_del(q, rq);
 	if (q->last_merge == rq)
