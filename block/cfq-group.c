@@ -2,8 +2,12 @@
 /*
  * cfq meta-data: the group service tree of the two-layer CFQ elevator.
  *
- * Busy groups (cfq_data with requests queued) sit on an rb-tree keyed by
- * virtual disk time.  The group with the smallest key is served next.
+ * Busy groups (cfq_data with requests queued) wait on an rb-tree keyed by
+ * virtual disk time; the group with the smallest key is served next.  The
+ * group being served is off the tree (as the kernel's CFS keeps its
+ * running entity off its tree): its requests come and go, often one at a
+ * time, without touching the tree, and it goes back when its turn ends,
+ * if it still has requests.
  * Service a group receives, in nanoseconds of device time or in I/Os (see
  * the service_mode tunable), advances its key by
  *
@@ -207,7 +211,8 @@ static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 
 	lockdep_assert_held(&cmd->lock);
 
-	cfq_gst_add(cmd, cfqd);
+	if (cmd->active != cfqd)
+		cfq_gst_add(cmd, cfqd);
 	if (weight > cmd->max_weight)
 		WRITE_ONCE(cmd->max_weight, weight);
 	if (weight < cmd->min_weight || !cmd->min_weight)
@@ -220,9 +225,13 @@ static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
  */
 static void cfq_group_update_weights(struct cfq_meta_data *cmd)
 {
+	struct cfq_data *cfqd = cmd->active;
 	unsigned int max = 0, min = 0, w;
-	struct cfq_data *cfqd;
 
+	if (cfqd && cfqd->nr_queued) {	/* busy, but off the tree */
+		max = cfq_group_weight(cfqd);
+		min = max;
+	}
 	for (cfqd = cfq_gst_first(cmd); cfqd; cfqd = cfq_gst_next(cfqd)) {
 		w = cfq_group_weight(cfqd);
 		max = max(max, w);
@@ -292,6 +301,7 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 {
 	lockdep_assert_held(&cmd->lock);
 
+	cfq_gst_del(cmd, cfqd);
 	cmd->active = cfqd;
 	cfq_group_read_weight(cfqd);
 	cfqd->turn_start = now;
@@ -331,6 +341,8 @@ static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	cfq_idle_cancel(cmd);
 	cfqd->clock += now - cfqd->turn_start;
 	cmd->active = NULL;
+	if (cfqd->nr_queued)
+		cfq_gst_add(cmd, cfqd);
 	cfq_gst_update_min(cmd);
 	cfq_group_update_weights(cmd);
 	cfq_log_cfqd(cmd, cfqd, "turn end, vdisktime %llu, %u queued",

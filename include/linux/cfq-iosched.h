@@ -191,7 +191,8 @@ struct cfq_data {
 
 	/* Top layer. */
 	unsigned int		weight;		/* 8 - cfq.ioprio, see below */
-	struct rb_node		rb_node;	/* cmd->group_tree */
+	/* On cmd->group_tree while busy and not the active group. */
+	struct rb_node		rb_node;
 	bool			on_tree;
 	bool			linked;		/* on cmd->groups */
 	u64			vdisktime;
@@ -222,7 +223,7 @@ struct cfq_meta_data {
 	struct request_queue	*queue;
 
 	struct list_head	dispatch;	/* at-head inserts, served first */
-	struct rb_root_cached	group_tree;	/* busy groups by vdisktime */
+	struct rb_root_cached	group_tree;	/* waiting groups by vdisktime */
 	u64			min_vdisktime;
 	struct cfq_data		*active;	/* group being served */
 	struct list_head	groups;		/* every cfq_data */
