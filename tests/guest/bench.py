@@ -101,6 +101,9 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir):
                   f'offset={base + first * slot}']
         if case.count == 'log':
             lines.append(f'write_iops_log={logdir}/g{gi}t{j}')
+        if t.pin:
+            lines += [f'cpus_allowed=0-{t.n - 1}',
+                      'cpus_allowed_policy=split']
         if t.rw in ('rw', 'randrw'):
             lines.append('rwmixread=50')
         if t.ioclass:
@@ -249,7 +252,10 @@ def summarize(case, out, logdir, window, elapsed):
 
 
 def summarize_totals(case, reports, elapsed):
-    """Shares and IOPS from fio's own totals and runtimes."""
+    """Shares and IOPS from fio's own totals and runtimes.  A job entry
+    reports its processes together (group_reporting): its job_runtime is
+    their runtimes summed, its read and write runtimes are how long the
+    group ran."""
     units = []
     secs = 0.0
     for label, gi, tj in case.units():
@@ -257,7 +263,9 @@ def summarize_totals(case, reports, elapsed):
                 if tj is None or job['jobname'] == f't{tj}']
         rd = sum(j['read']['total_ios'] for j in jobs)
         wr = sum(j['write']['total_ios'] for j in jobs)
-        secs = max([secs] + [j['job_runtime'] / 1000.0 for j in jobs])
+        secs = max([secs] + [max(j['read']['runtime'],
+                                 j['write']['runtime']) / 1000.0
+                             for j in jobs])
         p99 = [v for v in (fio.job_p99_ms(j) for j in jobs) if v is not None]
         units.append({'label': label, 'read_ios': rd, 'write_ios': wr,
                       'ios': rd + wr, 'p99_ms': max(p99) if p99 else None,

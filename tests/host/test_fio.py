@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """fio output parsing, on a report and a log fio produced here."""
+import json
 import os
 
 import pytest
@@ -43,3 +44,18 @@ def test_per_io_log_and_window():
 def test_window_counts_directions():
     samples = [(10, 1, 0), (20, 1, 1), (30, 1, 1), (40, 1, 0)]
     assert fio.ios_in_window(samples, (0, 35)) == {0: 1, 1: 2}
+
+
+def test_totals_divide_by_how_long_the_group_ran(fixture):
+    """count = "total" cases: IOPS are a group's I/Os over the time it
+    ran, not over its processes' runtimes summed (fio's job_runtime for
+    a group_reporting entry; 25 processes here)."""
+    from guest import bench as guest_bench
+    from harness import experiments
+    case = {c.key: c for c in experiments.load_all(['cpu-cost'])}[
+        '7-cpu-cost/2-readers']
+    report = json.loads(fixture('fio-bfq-25jobs.json'))
+    res = guest_bench.summarize_totals(case, [report], 12.0)
+    assert res['total_ios'] == 2182
+    assert res['window_s'] == pytest.approx(10.389)
+    assert res['iops'] == pytest.approx(2182 / 10.389)
