@@ -23,7 +23,8 @@ from harness import shares
 EXP_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'experiments')
 
-TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True}
+TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True,
+                 'pin': False}
 RW = {'read', 'write', 'randread', 'randwrite', 'rw', 'randrw'}
 CLASSES = {'rt', 'be', 'idle'}
 
@@ -36,6 +37,8 @@ class Task:
     ioclass: str = None
     level: int = None
     direct: bool = True
+    # Each of the n processes on a vCPU of its own: process i on vCPU i.
+    pin: bool = False
 
     def label(self):
         prio = ''
@@ -91,7 +94,8 @@ def _task(spec, scale):
     if t['class'] is not None and t['class'] not in CLASSES:
         raise ValueError(f'bad class {t["class"]!r}')
     n = max(1, round(int(t['n']) * scale))
-    return Task(n, t['rw'], t['bs'], t['class'], t['level'], t['direct'])
+    return Task(n, t['rw'], t['bs'], t['class'], t['level'], t['direct'],
+                bool(t['pin']))
 
 
 def default_target(case):

@@ -71,3 +71,18 @@ def test_bad_definitions_are_rejected(tmp_path):
                    '[[cases]]\nname = "c"\ntasks = [[{ n = 1, rw = "read" }]]\n')
     with pytest.raises(ValueError, match='2 groups but 1 task lists'):
         experiments.load_file(str(bad))
+
+
+def test_pinned_readers_get_a_vcpu_each():
+    """`pin = true`: fio places process i of the entry on vCPU i."""
+    from guest import bench as guest_bench
+    case = {c.key: c for c in experiments.load_all(['cpu-cost'])}[
+        '7-cpu-cost/2-readers-pinned']
+    assert case.groups[0].tasks[0].pin
+    job = guest_bench.fio_jobfile(case, 0, '/dev/x', 0, 1 << 30, 5, '/tmp')
+    assert 'cpus_allowed=0-1' in job.splitlines()
+    assert 'cpus_allowed_policy=split' in job.splitlines()
+    plain = {c.key: c for c in experiments.load_all(['cpu-cost'])}[
+        '7-cpu-cost/2-readers']
+    assert 'cpus_allowed' not in guest_bench.fio_jobfile(
+        plain, 0, '/dev/x', 0, 1 << 30, 5, '/tmp')
