@@ -76,7 +76,8 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     IOPS under TCG move by up to 1.6x between runs of one boot."""
     out = os.path.join(vm_results, 'cpu-cost')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'cpu-cost', '--profile', 'cpu',
+                     '--exp', 'cpu-cost', '--case', '1-reader',
+                     '--case', '2-readers', '--profile', 'cpu',
                      '--peer', 'mq-deadline', '--peer', 'bfq-ll0',
                      '--peer', 'cfq', '--runtime', '4',
                      '--cpus', '1', '--icount'])
