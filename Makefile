@@ -46,7 +46,7 @@ check: deps
 	$(PY) -m pytest -ra tests/host
 
 unit:
-	$(PY) -m pytest -ra -m 'not vm' tests/host
+	$(PY) -m pytest -ra -m 'not vm and not tree' tests/host
 
 stress: deps
 	CFQ_STRESS_SECS=$(STRESS_SECS) $(PY) -m pytest -ra tests/host/test_debug.py

@@ -16,6 +16,8 @@ FIXTURES = os.path.join(HERE, 'fixtures')
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'vm: builds and boots a test kernel')
+    config.addinivalue_line('markers',
+                            'tree: runs the 6.12 tree\'s own scripts')
 
 
 def fixture_text(name):

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel tree's own quality gates on our kernel code, from the 6.12
+tree of scripts/get-tree.sh: checkpatch.pl --strict with no error, no
+warning and only the checks listed below, on the new files and on the
+quilt patches; kernel-doc -Wall silent on the new files."""
+import glob
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.tree
+
+NEW_FILES = sorted(
+    glob.glob(os.path.join(REPO, 'block', '*.[ch]')) +
+    [os.path.join(REPO, 'include', 'linux', 'cfq-iosched.h')] +
+    glob.glob(os.path.join(REPO, 'tests', 'kunit', '*.c')))
+PATCHES = sorted(glob.glob(os.path.join(REPO, 'patches', '*.patch')))
+
+# (file, checkpatch type): each CHECK we keep, and why.
+KEPT_CHECKS = {
+    # CFQ_ATTR(idx, name) defines a show and a store function, each
+    # using idx; every use passes an enum cfq_tunable constant.
+    ('block/cfq-iosched.c', 'MACRO_ARG_REUSE'),
+}
+
+LINE = re.compile(r'^(?P<path>[^:]+):\d+: (?P<level>ERROR|WARNING|CHECK):'
+                  r'(?P<type>[A-Z_]+):')
+
+
+@pytest.fixture(scope='module')
+def tree():
+    out = subprocess.run([os.path.join(REPO, 'scripts', 'get-tree.sh')],
+                         stdout=subprocess.PIPE, check=True, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+def checkpatch(tree, *args):
+    """Findings as (path relative to the repo, level, type, line).  Run
+    outside the repo with absolute paths: given a relative path inside
+    a git checkout, checkpatch misreads a patch's blank context lines as
+    added trailing whitespace."""
+    res = subprocess.run([os.path.join(tree, 'scripts', 'checkpatch.pl'),
+                          '--strict', '--terse', '--show-types', '--no-tree',
+                          '--no-summary', *args],
+                         cwd='/', stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    found = []
+    for line in res.stdout.splitlines():
+        m = LINE.match(line)
+        assert m or not line.strip(), f'unparsed checkpatch line: {line}'
+        if m:
+            found.append((os.path.relpath(m['path'], REPO), m['level'],
+                          m['type'], line))
+    return found
+
+
+def test_checkpatch_new_files(tree):
+    found = checkpatch(tree, '-f', *NEW_FILES)
+    bad = [f[3] for f in found if (f[0], f[2]) not in KEPT_CHECKS or
+           f[1] != 'CHECK']
+    assert not bad, '\n'.join(bad)
+
+
+def test_checkpatch_patches(tree):
+    found = checkpatch(tree, *PATCHES)
+    assert not found, '\n'.join(f[3] for f in found)
+
+
+def test_kernel_doc(tree):
+    res = subprocess.run([os.path.join(tree, 'scripts', 'kernel-doc'),
+                          '-none', '-Wall', *NEW_FILES],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    assert res.returncode == 0 and res.stdout == '', res.stdout
