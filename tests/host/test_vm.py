@@ -72,7 +72,7 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     at least 90 % of mq-deadline's and above bfq's.  The guest runs on
     one vCPU with a clock that counts its instructions (--icount), so
     IOPS are 10^9 over the instructions spent per I/O: the same on any
-    host, busy or not (repeated runs agree to 0.01 %), where wall-clock
+    host, busy or not (repeated boots agree within 0.1 %), where wall-clock
     IOPS under TCG move by up to 1.6x between runs of one boot."""
     out = os.path.join(vm_results, 'cpu-cost')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
