@@ -5,6 +5,7 @@
 #   make check   the tests (host unit tests, apply/build, VM tests)
 #   make stress  the stress matrix on the debug kernel, 60 s per case
 #   make bench   the full peer matrix; report into docs/results/
+#   make dynamic fairness over time, every peer; into docs/results/dynamic/
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -20,7 +21,11 @@ BENCH_ARGS ?=
 # Seconds per stress case for `make stress` (`make check` runs 10).
 STRESS_SECS ?= 60
 
-.PHONY: all deps tree apply kernel demo check unit stress bench
+# Repetitions for `make dynamic` (fairness over time, every peer).
+DYNAMIC_RUNS ?= 1
+DYNAMIC_ARGS ?= --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq
+
+.PHONY: all deps tree apply kernel demo check unit stress bench dynamic
 
 all: check
 
@@ -54,3 +59,7 @@ stress: deps
 bench: deps
 	scripts/bench.sh $(CACHE)/results/bench --runs $(BENCH_RUNS) \
 		--runtime $(BENCH_RUNTIME) --report docs/results $(BENCH_ARGS)
+
+dynamic: deps
+	scripts/bench.sh --dynamic $(CACHE)/results/dynamic \
+		--runs $(DYNAMIC_RUNS) --report docs/results/dynamic $(DYNAMIC_ARGS)

@@ -13,6 +13,7 @@ Usage: bench.py --out DIR [--exp NAME]... [--profile P]... [--peer P]...
 """
 import argparse
 import json
+import mmap
 import os
 import shutil
 import subprocess
@@ -68,6 +69,33 @@ def setup_cgroups(case, peer):
             join.append(f'{v1}/tasks')
         joins.append(join)
     return joins
+
+
+def make_extra_groups(case, peer, dev):
+    """case.extra_groups more groups (as setup_cgroups makes them), each
+    made to read 4 KiB once from the device, so that every peer has state
+    for each of them there; this process then returns to the roots."""
+    if not case.extra_groups:
+        return
+    target = dev.targets[0]
+    fd = os.open(target, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 4096)
+    blocks = dev.size_bytes(target) // 4096
+    try:
+        for i in range(case.extra_groups):
+            path = f'{BENCH_CG}/x{i}'
+            os.mkdir(path)
+            devices.write(f'{path}/cgroup.procs', os.getpid())
+            if peer['group'] == 'cfq':
+                v1 = f'{CFQ_CG}/bench-x{i}'
+                os.mkdir(v1)
+                devices.write(f'{v1}/tasks', os.getpid())
+            os.preadv(fd, [buf], (i * 7919 % blocks) * 4096)
+    finally:
+        devices.write(f'{CG2}/cgroup.procs', os.getpid())
+        if peer['group'] == 'cfq':
+            devices.write(f'{CFQ_CG}/tasks', os.getpid())
+        os.close(fd)
 
 
 def teardown_cgroups():
@@ -131,6 +159,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     os.makedirs(out, exist_ok=True)
     dev.set_scheduler(peer['elevator'], peer.get('iosched'))
     joins = setup_cgroups(case, peer)
+    make_extra_groups(case, peer, dev)
     procs = []
     launched = time.time()
     for gi in range(len(case.groups)):
@@ -148,7 +177,9 @@ def run_once(case, dev, peer_name, peer, runtime, out):
             f.write(job)
         shutil.copy(jobpath, f'{out}/g{gi}.fio')
         join = ' && '.join(f'echo $$ > {f}' for f in joins[gi])
-        cmd = (f'{join} && exec fio --output-format=json --eta=never '
+        nice = experiments.group_ionice(case.groups[gi])
+        wrap = f'ionice {nice} ' if nice else ''
+        cmd = (f'{join} && exec {wrap}fio --output-format=json --eta=never '
                f'{jobpath}')
         procs.append(subprocess.Popen(
             ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),

@@ -9,12 +9,15 @@ every group) or `tasks` (one list per group).  A task is
 {n, rw, bs="4k", class, level, direct=true}: n fio processes.
 `by` is "group" (default: shares of the groups, target from weights 8 - p)
 or "task" (shares of the task entries, target from CFQ's slice ratio).
-`quick = true` puts the case in the CI set.  `count = "total"` counts
+`quick = true` puts the case in the CI set.  `extra_groups = N` makes N
+more groups, each of which reads once from the device before the
+measurement and is idle during it (the cost of many groups).  `count = "total"` counts
 fio's totals instead of per-I/O logs (for CPU-bound runs, where the logs
 would cost more than what is measured).
 """
 import glob
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 
@@ -24,9 +27,10 @@ EXP_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'experiments')
 
 TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True,
-                 'pin': False}
+                 'pin': False, 'ionice': None}
 RW = {'read', 'write', 'randread', 'randwrite', 'rw', 'randrw'}
 CLASSES = {'rt', 'be', 'idle'}
+IONICE = re.compile(r'-c[123]( -n[0-7])?')
 
 
 @dataclass
@@ -39,6 +43,9 @@ class Task:
     direct: bool = True
     # Each of the n processes on a vCPU of its own: process i on vCPU i.
     pin: bool = False
+    # ionice arguments the group's fio runs under (e.g. "-c3"): the
+    # task's own I/O priority, as a user sets it, not fio's prioclass.
+    ionice: str = None
 
     def label(self):
         prio = ''
@@ -54,6 +61,21 @@ class Group:
     tasks: list = field(default_factory=list)
 
 
+def group_ionice(group):
+    """The ionice arguments a group's fio runs under, or None.  One fio
+    runs per group, so its tasks must agree."""
+    values = {t.ionice for t in group.tasks}
+    if len(values) > 1:
+        raise ValueError(f'{group.name}: tasks differ in ionice')
+    return values.pop()
+
+
+def group_is_idle_class(group):
+    """Every task of the group is of the IDLE class."""
+    return all(t.ioclass == 'idle' or (t.ionice or '').startswith('-c3')
+               for t in group.tasks)
+
+
 @dataclass
 class Case:
     exp: str
@@ -66,6 +88,9 @@ class Case:
     quick: bool = False
     target: list = None
     count: str = 'log'
+    # Groups made beside the case's, each having done one read on the
+    # device (so each has scheduler state there), idle while measured.
+    extra_groups: int = 0
 
     @property
     def key(self):
@@ -93,9 +118,11 @@ def _task(spec, scale):
         raise ValueError(f'bad rw {t["rw"]!r}')
     if t['class'] is not None and t['class'] not in CLASSES:
         raise ValueError(f'bad class {t["class"]!r}')
+    if t['ionice'] is not None and not IONICE.fullmatch(t['ionice']):
+        raise ValueError(f'bad ionice {t["ionice"]!r} (-cC or -cC -nN)')
     n = max(1, round(int(t['n']) * scale))
     return Task(n, t['rw'], t['bs'], t['class'], t['level'], t['direct'],
-                bool(t['pin']))
+                bool(t['pin']), t['ionice'])
 
 
 def default_target(case):
@@ -135,7 +162,8 @@ def load_file(path, scale=1.0):
                     groups=groups, by=c.get('by', 'group'),
                     partitions=doc.get('partitions', False),
                     quick=c.get('quick', False), target=c.get('target'),
-                    count=doc.get('count', 'log'))
+                    count=doc.get('count', 'log'),
+                    extra_groups=int(c.get('extra_groups', 0)))
         if case.count not in ('log', 'total'):
             raise ValueError(f'{case.key}: count must be log or total')
         if case.by not in ('group', 'task'):
