@@ -9,10 +9,12 @@
  *	echo 2 > /dev/cgroup/test1/cfq.ioprio	# 0 (highest) .. 7, default 4
  *
  * The subsystem only stores the priority.  The elevator asks for it through
- * the adapter at the end of this file, so the subsystem (always built in)
- * never calls into the elevator (which may be a module, or not loaded).
- * Groups are flat for now: a child's priority does not depend on its
- * parent's.
+ * the adapter at the end of this file.  The subsystem calls into the
+ * elevator at one point only: when a cgroup is removed (css_offline), so
+ * that every cfq device lets go of its state for the group
+ * (cfq_sched_cgroup_offline()); that is why the subsystem needs the
+ * elevator built in.  Groups are flat for now: a child's priority does not
+ * depend on its parent's.
  */
 #include <linux/cfq-iosched.h>
 #include <linux/cgroup.h>
@@ -49,7 +51,7 @@ cfq_css_alloc(struct cgroup_subsys_state *parent)
 /* rmdir: the devices let go of the group (and its css reference). */
 static void cfq_css_offline(struct cgroup_subsys_state *css)
 {
-	cfq_sched_cgroup_offline();
+	cfq_sched_cgroup_offline(css);
 }
 
 static void cfq_css_free(struct cgroup_subsys_state *css)

@@ -24,8 +24,17 @@
  * that becomes busy starts no lower than cmd->min_vdisktime (no banked
  * credit) and the busy ones advance together.
  *
- * The minimum is monotonic: it follows the smallest key among the served
- * group and the tree, and never goes back.
+ * The minimum, cmd->min_vdisktime, is the virtual time of the device: the
+ * smallest key among the served group and the groups waiting for a turn.
+ * It is monotonic, and it moves every time a group is charged, not only
+ * when turns change hands: a group that has the device to itself renews
+ * its turn in place, and the minimum must follow it, or a group arriving
+ * later would be placed where the lone group was when its run began and
+ * be owed everything it got alone (it would then have the device to
+ * itself for as long).  Groups whose only work is of the IDLE class wait
+ * on a tree of their own (cmd->idle_tree): they run only when no other
+ * work is left, so they neither hold the minimum back nor count as
+ * waiting for the device.
  *
  * Not built on its own: cfq-iosched.c includes this file.
  */
@@ -85,38 +94,71 @@ static bool cfq_gst_less(struct rb_node *a, const struct rb_node *b)
 	return cfq_vtime_before(ga->vdisktime, gb->vdisktime);
 }
 
+/* All of the group's queued work is of the IDLE class. */
+static bool cfq_group_idle_only(const struct cfq_data *cfqd)
+{
+	return !cfqd->busy[CFQ_CLASS_RT] && !cfqd->busy[CFQ_CLASS_BE];
+}
+
+/* The tree a busy group waits on, by the classes it has work in. */
+static struct rb_root_cached *cfq_gst_tree(struct cfq_meta_data *cmd,
+					   const struct cfq_data *cfqd)
+{
+	return cfq_group_idle_only(cfqd) ? &cmd->idle_tree : &cmd->group_tree;
+}
+
 /* A group became busy: queue it, no earlier than the current minimum. */
 static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	lockdep_assert_held(&cmd->lock);
 
-	if (WARN_ON_ONCE(cfqd->on_tree))
+	if (WARN_ON_ONCE(cfqd->tree))
 		return;
 	if (cfq_vtime_before(cfqd->vdisktime, cmd->min_vdisktime))
 		cfqd->vdisktime = cmd->min_vdisktime;
-	rb_add_cached(&cfqd->rb_node, &cmd->group_tree, cfq_gst_less);
-	cfqd->on_tree = true;
+	cfqd->tree = cfq_gst_tree(cmd, cfqd);
+	rb_add_cached(&cfqd->rb_node, cfqd->tree, cfq_gst_less);
 }
 
 static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	lockdep_assert_held(&cmd->lock);
 
-	if (!cfqd->on_tree)
+	if (!cfqd->tree)
 		return;
-	rb_erase_cached(&cfqd->rb_node, &cmd->group_tree);
+	rb_erase_cached(&cfqd->rb_node, cfqd->tree);
 	RB_CLEAR_NODE(&cfqd->rb_node);
-	cfqd->on_tree = false;
+	cfqd->tree = NULL;
 }
 
-static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
+/*
+ * The classes a waiting group has work in changed (cfq_queue_busy()):
+ * move it to the other tree if it now belongs there.  Joining the group
+ * tree is becoming busy for the groups there: no earlier than the minimum.
+ */
+static void cfq_gst_requeue(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
-	struct rb_node *n;
-
 	lockdep_assert_held(&cmd->lock);
 
-	n = rb_first_cached(&cmd->group_tree);
+	if (!cfqd->tree || cfqd->tree == cfq_gst_tree(cmd, cfqd))
+		return;
+	cfq_gst_del(cmd, cfqd);
+	cfq_gst_add(cmd, cfqd);
+}
+
+static struct cfq_data *cfq_gst_first_of(struct rb_root_cached *tree)
+{
+	struct rb_node *n = rb_first_cached(tree);
+
 	return n ? rb_entry(n, struct cfq_data, rb_node) : NULL;
+}
+
+/* The first group waiting with RT or BE work. */
+static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	return cfq_gst_first_of(&cmd->group_tree);
 }
 
 static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
@@ -126,11 +168,16 @@ static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
 	return n ? rb_entry(n, struct cfq_data, rb_node) : NULL;
 }
 
-/* Raise the minimum to the smallest key in service, never lower it. */
+/*
+ * Raise the minimum to the smallest key among the served group and the
+ * groups waiting with RT or BE work; never lower it.
+ */
 static void cfq_gst_update_min(struct cfq_meta_data *cmd)
 {
 	struct cfq_data *first = cfq_gst_first(cmd);
 	u64 min;
+
+	lockdep_assert_held(&cmd->lock);
 
 	if (cmd->active)
 		min = cmd->active->vdisktime;
@@ -144,7 +191,10 @@ static void cfq_gst_update_min(struct cfq_meta_data *cmd)
 		cmd->min_vdisktime = min;
 }
 
-/* Charge @service to @cfqd; keep the tree ordered if it is queued. */
+/*
+ * Charge @service to @cfqd; keep its tree ordered if it waits on one, and
+ * the minimum current (see the top of this file).
+ */
 static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			   u64 service, unsigned int weight)
 {
@@ -152,16 +202,16 @@ static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 	cfqd->service += service;
 	cfqd->vdisktime += cfq_vtime_charge(service, weight);
-	if (cfqd->on_tree) {
+	if (cfqd->tree) {
 		struct cfq_data *next = cfq_gst_next(cfqd);
 
 		/* The key only grows: re-sort only if it passed the next. */
 		if (next && cfq_vtime_before(next->vdisktime, cfqd->vdisktime)) {
-			rb_erase_cached(&cfqd->rb_node, &cmd->group_tree);
-			rb_add_cached(&cfqd->rb_node, &cmd->group_tree,
-				      cfq_gst_less);
+			rb_erase_cached(&cfqd->rb_node, cfqd->tree);
+			rb_add_cached(&cfqd->rb_node, cfqd->tree, cfq_gst_less);
 		}
 	}
+	cfq_gst_update_min(cmd);
 }
 
 /* ---------------------------------------------------------------------
@@ -173,10 +223,48 @@ static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 	return cfqd->weight;
 }
 
-/* Read the group's cfq.ioprio: at creation and when its turn starts. */
-static void cfq_group_read_weight(struct cfq_data *cfqd)
+/*
+ * Count @cfqd among the busy groups (@d = 1) or stop counting it (-1).
+ * The heaviest and lightest busy groups' weights, for cfq_limit_depth()
+ * (0 when none is busy), follow from the mask of weights present.
+ */
+static void cfq_group_count_busy(struct cfq_meta_data *cmd,
+				 struct cfq_data *cfqd, int d)
 {
-	cfqd->weight = cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
+	unsigned int w = cfq_group_weight(cfqd);
+	unsigned int *n = &cmd->busy_weight[w];
+
+	lockdep_assert_held(&cmd->lock);
+
+	cmd->nr_busy_groups += d;
+	*n += d;
+	if (*n != (d > 0 ? 1 : 0))	/* the weights present did not change */
+		return;
+	cmd->busy_weight_mask ^= BIT(w);
+	if (!cmd->busy_weight_mask) {
+		WRITE_ONCE(cmd->max_weight, 0);
+		WRITE_ONCE(cmd->min_weight, 0);
+		return;
+	}
+	WRITE_ONCE(cmd->max_weight, fls(cmd->busy_weight_mask) - 1);
+	WRITE_ONCE(cmd->min_weight, ffs(cmd->busy_weight_mask) - 1);
+}
+
+/* Read the group's cfq.ioprio: at creation and when its turn starts. */
+static void cfq_group_read_weight(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd)
+{
+	unsigned int weight = cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (weight == cfqd->weight)
+		return;
+	if (cfqd->nr_queued)
+		cfq_group_count_busy(cmd, cfqd, -1);
+	cfqd->weight = weight;
+	if (cfqd->nr_queued)
+		cfq_group_count_busy(cmd, cfqd, 1);
 }
 
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
@@ -192,7 +280,7 @@ static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 		cfqd->service_tree[c] = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&cfqd->queues);
 	cfqd->vdisktime = cmd->min_vdisktime;
-	cfq_group_read_weight(cfqd);
+	cfq_group_read_weight(cmd, cfqd);
 	cfq_cgroup_name(css, cfqd->name, sizeof(cfqd->name));
 	list_add_tail(&cfqd->node, &cmd->groups);
 	cfqd->linked = true;
@@ -207,38 +295,20 @@ static void cfq_group_get(struct cfq_data *cfqd)
 /* @cfqd has its first request queued: it competes for the device. */
 static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
-	unsigned int weight = cfq_group_weight(cfqd);
-
 	lockdep_assert_held(&cmd->lock);
 
 	if (cmd->active != cfqd)
 		cfq_gst_add(cmd, cfqd);
-	if (weight > cmd->max_weight)
-		WRITE_ONCE(cmd->max_weight, weight);
-	if (weight < cmd->min_weight || !cmd->min_weight)
-		WRITE_ONCE(cmd->min_weight, weight);
+	cfq_group_count_busy(cmd, cfqd, 1);
 }
 
-/*
- * The heaviest and lightest busy groups' weights, for cfq_limit_depth();
- * 0 when none is busy.
- */
-static void cfq_group_update_weights(struct cfq_meta_data *cmd)
+/* @cfqd's last queued request left for the driver (or was merged away). */
+static void cfq_group_unbusy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
-	struct cfq_data *cfqd = cmd->active;
-	unsigned int max = 0, min = 0, w;
+	lockdep_assert_held(&cmd->lock);
 
-	if (cfqd && cfqd->nr_queued) {	/* busy, but off the tree */
-		max = cfq_group_weight(cfqd);
-		min = max;
-	}
-	for (cfqd = cfq_gst_first(cmd); cfqd; cfqd = cfq_gst_next(cfqd)) {
-		w = cfq_group_weight(cfqd);
-		max = max(max, w);
-		min = min ? min(min, w) : w;
-	}
-	WRITE_ONCE(cmd->max_weight, max);
-	WRITE_ONCE(cmd->min_weight, min);
+	cfq_gst_del(cmd, cfqd);
+	cfq_group_count_busy(cmd, cfqd, -1);
 }
 
 static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
@@ -249,13 +319,19 @@ static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 		return;
 	if (WARN_ON_ONCE(cfqd == &cmd->root))
 		return;
-	WARN_ON_ONCE(cfqd->on_tree || cfqd->nr_queued || cfqd->in_driver ||
+	WARN_ON_ONCE(cfqd->tree || cfqd->nr_queued || cfqd->in_driver ||
 		     cmd->active == cfqd || !list_empty(&cfqd->queues));
 	cfq_cgroup_put(cfqd->css);
 	kfree(cfqd);
 }
 
-/* The group of @css on this device; created on first use. */
+/*
+ * The group of @css on this device, found by the cgroup's id in O(1);
+ * created on first use, except for a cgroup being removed: its
+ * offline has run or is running, so nothing would reap a group made now,
+ * and its requests go to the root group instead.  Without memory, the
+ * root group too.
+ */
 static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 					 struct cgroup_subsys_state *css,
 					 bool create)
@@ -266,14 +342,19 @@ static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 
 	if (!css || cfq_cgroup_is_root(css))
 		return &cmd->root;
-	list_for_each_entry(cfqd, &cmd->groups, node)
-		if (cfqd->css == css)
-			return cfqd;
-	if (!create)
-		return NULL;
+	cfqd = xa_load(&cmd->group_xa, cfq_cgroup_id(css));
+	if (cfqd || !create)
+		return cfqd;
+	if (cfq_cgroup_is_dying(css))
+		return &cmd->root;
 	cfqd = kzalloc_node(sizeof(*cfqd), GFP_NOWAIT, cmd->queue->node);
 	if (!cfqd)
-		return &cmd->root;	/* degrade to the root group */
+		return &cmd->root;
+	if (xa_is_err(xa_store(&cmd->group_xa, cfq_cgroup_id(css), cfqd,
+			       GFP_NOWAIT))) {
+		kfree(cfqd);
+		return &cmd->root;
+	}
 	cfq_cgroup_get(css);
 	cfq_group_init(cmd, cfqd, css);
 	cfq_log_cfqd(cmd, cfqd, "group created");
@@ -303,7 +384,7 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 
 	cfq_gst_del(cmd, cfqd);
 	cmd->active = cfqd;
-	cfq_group_read_weight(cfqd);
+	cfq_group_read_weight(cmd, cfqd);
 	cfqd->turn_start = now;
 	cfqd->turns++;
 	cfq_gst_update_min(cmd);
@@ -311,21 +392,21 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 		     cfqd->vdisktime, cfq_group_weight(cfqd));
 }
 
-/* Reap groups whose cgroup is gone and that have nothing left to do. */
-static void cfq_group_reap(struct cfq_meta_data *cmd)
+/*
+ * Let go of @cfqd if its cgroup is gone and it has nothing left to do
+ * here.  It may be freed: the caller must not use it afterwards.
+ */
+static void cfq_group_try_reap(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd)
 {
-	struct cfq_data *cfqd, *tmp;
-
 	lockdep_assert_held(&cmd->lock);
 
-	list_for_each_entry_safe(cfqd, tmp, &cmd->groups, node) {
-		if (cfqd == &cmd->root || cmd->active == cfqd ||
-		    cfqd->nr_queued || cfqd->in_driver ||
-		    !cfq_cgroup_is_dying(cfqd->css))
-			continue;
-		cfq_log_cfqd(cmd, cfqd, "group reaped");
-		cfq_group_unlink(cmd, cfqd);
-	}
+	if (cfqd == &cmd->root || !cfqd->linked || cmd->active == cfqd ||
+	    cfqd->nr_queued || cfqd->in_driver ||
+	    !cfq_cgroup_is_dying(cfqd->css))
+		return;
+	cfq_log_cfqd(cmd, cfqd, "group reaped");
+	cfq_group_unlink(cmd, cfqd);
 }
 
 /* End the active group's turn. */
@@ -344,10 +425,9 @@ static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	if (cfqd->nr_queued)
 		cfq_gst_add(cmd, cfqd);
 	cfq_gst_update_min(cmd);
-	cfq_group_update_weights(cmd);
 	cfq_log_cfqd(cmd, cfqd, "turn end, vdisktime %llu, %u queued",
 		     cfqd->vdisktime, cfqd->nr_queued);
-	cfq_group_reap(cmd);
+	cfq_group_try_reap(cmd, cfqd);
 }
 
 /*
@@ -365,23 +445,24 @@ static void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	if (cmd->active == cfqd)
 		cfq_group_expire(cmd, now);	/* reaps */
 	else
-		cfq_group_reap(cmd);
+		cfq_group_try_reap(cmd, cfqd);
 }
 
-/* The first busy group that has work it may do now. */
+/*
+ * The group to serve next: the first with RT or BE work, else, once the
+ * device has been idle long enough for the IDLE class, the first of those
+ * with only IDLE-class work.
+ */
 static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 {
-	bool idle_ok = cfq_idle_class_allowed(cmd, now);
-	struct cfq_data *cfqd;
+	struct cfq_data *cfqd = cfq_gst_first(cmd);
 
-	for (cfqd = cfq_gst_first(cmd); cfqd; cfqd = cfq_gst_next(cfqd))
-		if (idle_ok || cfqd->busy[CFQ_CLASS_RT] ||
-		    cfqd->busy[CFQ_CLASS_BE])
-			return cfqd;
-	return NULL;
+	if (cfqd || !cfq_idle_class_allowed(cmd, now))
+		return cfqd;
+	return cfq_gst_first_of(&cmd->idle_tree);
 }
 
-/* Is another group waiting for the device? */
+/* Is another group waiting for the device with RT or BE work? */
 static bool cfq_others_waiting(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd)
 {
@@ -408,13 +489,8 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
 				   struct cfq_data *cfqd)
 {
-	unsigned int weight = cfq_group_weight(cfqd);
-	struct cfq_data *g;
-
-	for (g = cfq_gst_first(cmd); g; g = cfq_gst_next(g))
-		if (g != cfqd && cfq_group_weight(g) != weight)
-			return false;
-	return true;
+	return cmd->nr_busy_groups ==
+	       cmd->busy_weight[cfq_group_weight(cfqd)];
 }
 
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
@@ -455,6 +531,7 @@ static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 		}
 	if (cfqd == &cmd->root)
 		return;
+	xa_erase(&cmd->group_xa, cfq_cgroup_id(cfqd->css));
 	list_del(&cfqd->node);
 	cfqd->linked = false;
 	cmd->nr_groups--;

@@ -316,6 +316,41 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
  */
 
 /*
+ * The root group's async BE queue, referenced: where a request goes when
+ * its own queue cannot be had (no memory, or its group is gone).
+ */
+static struct cfq_queue *cfq_root_queue(struct cfq_meta_data *cmd)
+{
+	struct cfq_queue **slot = cfq_async_slot(&cmd->root, CFQ_CLASS_BE,
+						 CFQ_GROUP_IOPRIO_DEFAULT);
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!*slot)
+		*slot = cfq_queue_alloc(cmd, &cmd->root, false, CFQ_CLASS_BE,
+					CFQ_GROUP_IOPRIO_DEFAULT, 0);
+	if (WARN_ON_ONCE(!*slot))
+		return NULL;
+	cfq_queue_get(*slot);
+	return *slot;
+}
+
+/*
+ * The group of a request's cgroup @css: usually the group of the task's
+ * sync queue (@cic's), else looked up.
+ */
+static struct cfq_data *cfq_rq_group(struct cfq_meta_data *cmd,
+				     struct cfq_io_cq *cic,
+				     struct cgroup_subsys_state *css)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (cic && cic->sync_cfqq && cic->sync_cfqq->cfqd->css == css)
+		return cic->sync_cfqq->cfqd;
+	return cfq_group_lookup(cmd, css, true);
+}
+
+/*
  * The queue a request belongs to: its submitter's sync queue in the
  * submitter's group, or the group's async queue for its class and level.
  * Falls back to the root group's async BE queue when memory is short.
@@ -325,7 +360,7 @@ static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
 {
 	struct cfq_io_cq *cic = rq->elv.icq ? icq_to_cic(rq->elv.icq) : NULL;
 	bool in_task = cic && cic->icq.ioc == current->io_context;
-	struct cfq_data *cfqd = cfq_group_lookup(cmd, RQ_CSS(rq), true);
+	struct cfq_data *cfqd = cfq_rq_group(cmd, cic, RQ_CSS(rq));
 	struct cfq_queue *cfqq, **slot;
 	enum cfq_class ioclass;
 	unsigned int level;
@@ -376,15 +411,7 @@ static struct cfq_queue *cfq_rq_queue(struct cfq_meta_data *cmd,
 	return *slot;
 
 fallback:
-	slot = cfq_async_slot(&cmd->root, CFQ_CLASS_BE,
-			      CFQ_GROUP_IOPRIO_DEFAULT);
-	if (!*slot)
-		*slot = cfq_queue_alloc(cmd, &cmd->root, false, CFQ_CLASS_BE,
-					CFQ_GROUP_IOPRIO_DEFAULT, 0);
-	if (WARN_ON_ONCE(!*slot))
-		return NULL;
-	cfq_queue_get(*slot);
-	return *slot;
+	return cfq_root_queue(cmd);
 }
 
 /* A new request may end an idle wait: stop idling if it is for us. */
@@ -420,6 +447,17 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 
 	lockdep_assert_held(&cmd->lock);
 
+	if (cfqq && !cfqq->cfqd->linked) {
+		/*
+		 * Inserted again after a requeue, but its group was reaped
+		 * meanwhile (its cgroup went away while the request sat on
+		 * blk-mq's requeue list): the root group takes it.
+		 */
+		cfq_log_cfqq(cmd, cfqq, "group gone, requeued to the root");
+		cfq_queue_put(cmd, cfqq);
+		cfqq = cfq_root_queue(cmd);
+		rq->elv.priv[0] = cfqq;
+	}
 	if (!cfqq) {
 		cfqq = cfq_rq_queue(cmd, rq, now);
 		if (!cfqq) {
@@ -570,10 +608,21 @@ static void cfq_completion_idle(struct cfq_meta_data *cmd,
 		return;
 	}
 	if (!cfqd->nr_queued && !cfqd->in_driver &&
-	    test_bit(CFQQ_SYNC, &cfqq->flags) &&
+	    test_bit(CFQQ_SYNC, &cfqq->flags) && cfqq->cic &&
 	    cfq_group_should_idle(cmd, cfqd))
 		cfq_idle_arm(cmd, CFQ_IDLE_GROUP, now,
 			     cfq_tun_ns(cmd, CFQ_GROUP_IDLE));
+}
+
+/*
+ * A request of @cfqd left the driver for good (completed, or requeued
+ * past us): a removed group with nothing left is let go now.
+ */
+static void cfq_group_left(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now)
+{
+	if (cfqd != &cmd->root && !cfqd->nr_queued && !cfqd->in_driver)
+		cfq_group_done(cmd, cfqd, now);
 }
 
 /*
@@ -610,8 +659,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);
-	if (cfqd != &cmd->root && !cfqd->nr_queued && !cfqd->in_driver)
-		cfq_group_done(cmd, cfqd, now);
+	cfq_group_left(cmd, cfqd, now);
 	kick = cfq_end_wait(cmd);
 	spin_unlock_irqrestore(&cmd->lock, flags);
 
@@ -622,8 +670,10 @@ static void cfq_completed_request(struct request *rq, u64 now)
 /*
  * Called from blk_mq_requeue_request() for a request we dispatched, in
  * any context.  It leaves the driver: it is inserted again (keeping its
- * queue), or sent to the driver directly (RQF_DONTPREP), in which case
- * its completion finds it not in our accounts and is ignored.
+ * queue), or, prepared by the driver already (RQF_DONTPREP), sent to the
+ * driver directly, in which case we never see it again (its completion
+ * finds it not in our accounts and is ignored): for its group, it has
+ * left.
  */
 static void cfq_requeue_request(struct request *rq)
 {
@@ -634,8 +684,14 @@ static void cfq_requeue_request(struct request *rq)
 	if (!cfqq || !(cfq_rq_state(rq) & CFQ_RQ_IN_DRIVER))
 		return;
 	spin_lock_irqsave(&cmd->lock, flags);
-	cfq_log_cfqq(cmd, cfqq, "requeue");
+	cfq_log_cfqq(cmd, cfqq, "requeue%s",
+		     rq->rq_flags & RQF_DONTPREP ? ", past us" : "");
 	cfq_account_done(cmd, rq);
+	if (rq->rq_flags & RQF_DONTPREP) {
+		cmd->events[CFQ_EV_REQUEUE_PAST]++;
+		cfq_group_left(cmd, cfqq->cfqd,
+			       cfq_clock(cmd, ktime_get_ns()));
+	}
 	WRITE_ONCE(cmd->waiting, false);
 	spin_unlock_irqrestore(&cmd->lock, flags);
 }
@@ -880,7 +936,7 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfq_meta_data *cmd = data->q->elevator->elevator_data;
 	unsigned int max_weight = READ_ONCE(cmd->max_weight);
-	unsigned int depth = READ_ONCE(cmd->depth), weight = max_weight;
+	unsigned int depth = READ_ONCE(cmd->hctx_depth), weight = max_weight;
 	bool async = !op_is_sync(opf) || op_is_write(opf);
 	unsigned int share;
 
@@ -891,7 +947,7 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 	 */
 	if (READ_ONCE(cmd->tun[CFQ_GROUP_DEPTH]) &&
 	    READ_ONCE(cmd->min_weight) < max_weight &&
-	    cfq_tags_scarce(cmd, depth))
+	    cfq_tags_scarce(cmd, READ_ONCE(cmd->depth)))
 		weight = cfq_ioprio_to_weight(cfq_cgroup_current_ioprio());
 	else if (!async)
 		return;
@@ -902,14 +958,30 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 /*
  * Called from blk_mq_update_nr_requests() when nr_requests changes, and
- * from init_hctx.  shallow_depth counts against the whole tag depth.
+ * from init_hctx (every hardware queue has its scheduler tags by then).
+ * shallow_depth counts against one hardware queue's tags (hctx_depth);
+ * what the scheduler holds (nr_queued + in_driver) is counted over the
+ * whole device, so it is compared with the tags of every hardware queue
+ * but the polled ones, which only polled I/O can use (depth), or of the
+ * one set they all share.
  */
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
-	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	struct request_queue *q = hctx->queue;
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
+	struct blk_mq_hw_ctx *h;
+	unsigned int depth = 0;
+	unsigned long i;
 
-	WRITE_ONCE(cmd->depth, bt->sb.depth);
+	if (blk_mq_is_shared_tags(q->tag_set->flags))
+		depth = bt->sb.depth;
+	else
+		queue_for_each_hw_ctx(q, h, i)
+			if (h->sched_tags && h->type != HCTX_TYPE_POLL)
+				depth += h->sched_tags->bitmap_tags.sb.depth;
+	WRITE_ONCE(cmd->hctx_depth, bt->sb.depth);
+	WRITE_ONCE(cmd->depth, depth);
 	sbitmap_queue_min_shallow_depth(bt, 1);
 }
 
@@ -930,15 +1002,15 @@ static DEFINE_MUTEX(cfq_devices_lock);
 #ifdef CONFIG_CFQ_CGROUP
 /*
  * Called from the cfq cgroup's css_offline, in process context with
- * cgroup_mutex held, after the css was marked dying.  A removed group with
- * nothing queued or in flight is freed on every device now (it would
- * otherwise keep its cgroup pinned until that device's next turn); one
- * with I/O left is freed at its last completion (cfq_group_done()).  A
- * removed group still holding the turn with nothing left (the device went
- * idle during its turn, or others wait while it idles) ends the turn,
- * which reaps it; whoever waited is then dispatched.
+ * cgroup_mutex held, after @css was marked dying.  On every device, the
+ * group of @css, if it has nothing queued or in flight, is let go now (it
+ * would otherwise keep its cgroup pinned); one with I/O left is let go
+ * when its last request leaves the driver (cfq_group_left()).  A group
+ * still holding the turn with nothing left (the device went idle during
+ * its turn, or others wait while it idles) ends the turn, which reaps it;
+ * whoever waited is then dispatched.
  */
-void cfq_sched_cgroup_offline(void)
+void cfq_sched_cgroup_offline(struct cgroup_subsys_state *css)
 {
 	struct cfq_meta_data *cmd;
 	struct cfq_data *cfqd;
@@ -946,16 +1018,14 @@ void cfq_sched_cgroup_offline(void)
 
 	mutex_lock(&cfq_devices_lock);
 	list_for_each_entry(cmd, &cfq_devices, device_node) {
-		kick = false;	/* a reaped group was not holding the turn */
 		spin_lock_irq(&cmd->lock);
-		cfqd = cmd->active;
-		if (cfqd && cfq_cgroup_is_dying(cfqd->css) &&
-		    !cfqd->nr_queued && !cfqd->in_driver) {
-			cfq_group_expire(cmd, cfq_clock(cmd, ktime_get_ns()));
+		cfqd = cfq_group_lookup(cmd, css, false);
+		kick = false;
+		if (cfqd)
+			cfq_group_done(cmd, cfqd,
+				       cfq_clock(cmd, ktime_get_ns()));
+		if (cfqd && cmd->active != cfqd)
 			kick = cfq_end_wait(cmd);
-		} else {
-			cfq_group_reap(cmd);
-		}
 		spin_unlock_irq(&cmd->lock);
 		if (kick)
 			blk_mq_run_hw_queues(cmd->queue, true);
@@ -984,7 +1054,9 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	cmd->queue = q;
 	INIT_LIST_HEAD(&cmd->dispatch);
 	INIT_LIST_HEAD(&cmd->groups);
+	xa_init(&cmd->group_xa);
 	cmd->group_tree = RB_ROOT_CACHED;
+	cmd->idle_tree = RB_ROOT_CACHED;
 	for (t = 0; t < CFQ_NR_TUNABLES; t++)
 		cmd->tun[t] = cfq_tunables[t].def;
 	cmd->last_nonidle = ktime_get_ns();
@@ -1026,10 +1098,11 @@ static void cfq_exit_sched(struct elevator_queue *e)
 		cfq_group_unlink(cmd, cfqd);
 	leaked = list_count_nodes(&cmd->root.queues);
 	WARN(leaked || cmd->nr_groups != 1 ||
-	     refcount_read(&cmd->root.ref) != 1,
+	     refcount_read(&cmd->root.ref) != 1 || !xa_empty(&cmd->group_xa),
 	     "cfq: exit leaks %u queues, %u groups\n", leaked,
 	     cmd->nr_groups - 1);
 	spin_unlock_irq(&cmd->lock);
+	xa_destroy(&cmd->group_xa);
 
 	kfree(cmd);
 }
@@ -1192,6 +1265,7 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_IDLE_EXPIRE]	= "idle_expire",
 	[CFQ_EV_SLICE_EXPIRE]	= "slice_expire",
 	[CFQ_EV_GROUP_EXPIRE]	= "group_expire",
+	[CFQ_EV_REQUEUE_PAST]	= "requeue_past",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */

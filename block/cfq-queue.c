@@ -197,14 +197,20 @@ static struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
  * Inner layer: the round robin of a group's queues
  */
 
-/* @cfqq got its first request (@busy) or lost its last one. */
+/*
+ * @cfqq got its first request (@busy) or lost its last one.  A waiting
+ * group whose work turns IDLE-class only, or no longer, changes trees.
+ */
 static void cfq_queue_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			   bool busy)
 {
+	bool idle_only = cfq_group_idle_only(cfqd);
 	int d = busy ? 1 : -1;
 
 	cfqd->busy[cfqq->ioclass] += d;
 	cfqd->busy_level[cfqq->ioclass][cfqq->ioprio] += d;
+	if (idle_only != cfq_group_idle_only(cfqd))
+		cfq_gst_requeue(cfqd->cmd, cfqd);
 }
 
 static bool cfq_rr_less(struct rb_node *a, const struct rb_node *b)
@@ -448,7 +454,7 @@ static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 		cfq_rr_del(cmd, cfqq);
 	}
 	if (!--cfqd->nr_queued)
-		cfq_gst_del(cmd, cfqd);
+		cfq_group_unbusy(cmd, cfqd);
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
 }
 
@@ -529,9 +535,14 @@ static bool cfq_queue_among_equals(struct cfq_data *cfqd,
 	return busy == cfqd->busy_level[cfqq->ioclass][cfqq->ioprio];
 }
 
+/*
+ * Is the active queue worth keeping the device idle for?  Only a sync
+ * queue whose task still owns it (cfqq->cic): a task that exited or moved
+ * to another group sends nothing more here.
+ */
 static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
-	return test_bit(CFQQ_SYNC, &cfqq->flags) &&
+	return test_bit(CFQQ_SYNC, &cfqq->flags) && cfqq->cic &&
 	       test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags) &&
 	       cfqq->ioclass != CFQ_CLASS_IDLE && cmd->tun[CFQ_SLICE_IDLE] &&
 	       !cfq_tags_full(cmd) &&

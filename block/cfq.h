@@ -211,8 +211,10 @@ static unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
 				  unsigned int max_weight, bool async);
 static bool cfq_vtime_before(u64 a, u64 b);
 
+static bool cfq_group_idle_only(const struct cfq_data *cfqd);
 static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static void cfq_gst_requeue(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd);
 static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd);
 static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
@@ -225,6 +227,7 @@ static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			   struct cgroup_subsys_state *css);
 static void cfq_group_get(struct cfq_data *cfqd);
 static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
+static void cfq_group_unbusy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 					 struct cgroup_subsys_state *css,
@@ -244,6 +247,7 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-static void cfq_group_reap(struct cfq_meta_data *cmd);
+static void cfq_group_try_reap(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd);
 
 #endif /* _BLOCK_CFQ_H */

@@ -7,7 +7,8 @@
  * ------
  * struct cfq_meta_data (one per device, the elevator instance) keeps the
  * busy groups on a service tree ordered by virtual disk time and picks the
- * group to serve.  struct cfq_data (one per device x cgroup) runs
+ * group to serve; groups whose only work is of the IDLE class wait on a
+ * tree of their own.  struct cfq_data (one per device x cgroup) runs
  * conventional per-task CFQ over its struct cfq_queue objects (one sync
  * queue per io_context, async queues per I/O class and level).  The cgroup
  * side is an adapter the scheduler calls (cfq_cgroup_*() below); it calls
@@ -24,6 +25,9 @@
  *   the hooks that always run in process context with IRQs enabled.
  * - cfq_devices_lock (a mutex in cfq-iosched.c) guards the list of cfq
  *   devices; cgroup_mutex -> cfq_devices_lock -> cmd->lock.
+ * - cmd->group_xa (a device's groups by css id) is written and read only
+ *   under cmd->lock; its own lock nests inside it and is therefore only
+ *   ever taken with IRQs off.
  * - Lock order: q->queue_lock -> ioc->lock -> cmd->lock.  exit_icq runs
  *   with ioc->lock held and IRQs off and takes cmd->lock.  Nothing takes
  *   q->queue_lock or ioc->lock while holding cmd->lock, so io_cq lookups
@@ -44,12 +48,20 @@
  *   request drops a reference that is not the last without the lock.
  *   Freed, under cmd->lock, at zero.
  * - cfq_data: refcount_t.  One reference while it is linked on
- *   cmd->groups (dropped when the group is reaped: at the cgroup's offline
- *   if it has no I/O left, else at its last completion; or at elevator
- *   exit) and one per cfq_queue.  The root group is
- *   embedded in cfq_meta_data and lives as long as it.
- * - A cfq_data holds a css reference on its cgroup; each request holds one
- *   from prepare_request to finish_request, and an io_context reference.
+ *   cmd->groups and cmd->group_xa (dropped when the group is reaped: at
+ *   the cgroup's offline if it has no I/O left, else when its last request
+ *   leaves the driver; or at elevator exit) and one per cfq_queue.  No
+ *   group is created for a cgroup that is already being removed: its
+ *   requests go to the root group.  The root group is embedded in
+ *   cfq_meta_data and lives as long as it.
+ * - A cfq_data holds a css reference on its cgroup.  A request holds one
+ *   from prepare_request until it is inserted, where its queue's group
+ *   (which holds its own) takes over; a request freed without being
+ *   inserted drops it in finish_request.  A request also holds an
+ *   io_context reference from prepare_request to finish_request.
+ * - A request inserted again after a requeue keeps its queue; if that
+ *   queue's group was reaped meanwhile (its cgroup removed while the
+ *   request sat on blk-mq's requeue list), it moves to the root group.
  */
 #ifndef _LINUX_CFQ_IOSCHED_H
 #define _LINUX_CFQ_IOSCHED_H
@@ -62,6 +74,7 @@
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 
 /* cfq.ioprio of a group: 0 (highest) .. 7, default 4; weight = 8 - ioprio. */
 #define CFQ_GROUP_IOPRIO_DEFAULT	4
@@ -116,6 +129,7 @@ enum cfq_event {
 	CFQ_EV_IDLE_EXPIRE,	/* idle timer ran out */
 	CFQ_EV_SLICE_EXPIRE,	/* queue slices ended */
 	CFQ_EV_GROUP_EXPIRE,	/* group turns ended */
+	CFQ_EV_REQUEUE_PAST,	/* requeued straight to the driver (DONTPREP) */
 	CFQ_NR_EVENTS,
 };
 
@@ -191,10 +205,13 @@ struct cfq_data {
 
 	/* Top layer. */
 	unsigned int		weight;		/* 8 - cfq.ioprio, see below */
-	/* On cmd->group_tree while busy and not the active group. */
+	/*
+	 * While busy and not the active group: on cmd->group_tree, or on
+	 * cmd->idle_tree if all its queued work is of the IDLE class.
+	 */
 	struct rb_node		rb_node;
-	bool			on_tree;
-	bool			linked;		/* on cmd->groups */
+	struct rb_root_cached	*tree;		/* the tree it is on, or NULL */
+	bool			linked;		/* on cmd->groups, group_xa */
 	u64			vdisktime;
 	u64			clock;		/* ns served, past turns */
 	u64			turn_start;	/* ns, when this turn began */
@@ -224,10 +241,16 @@ struct cfq_meta_data {
 
 	struct list_head	dispatch;	/* at-head inserts, served first */
 	struct rb_root_cached	group_tree;	/* waiting groups by vdisktime */
+	struct rb_root_cached	idle_tree;	/* ... with IDLE-class work only */
 	u64			min_vdisktime;
 	struct cfq_data		*active;	/* group being served */
 	struct list_head	groups;		/* every cfq_data */
+	struct xarray		group_xa;	/* cfq_data by css id */
 	unsigned int		nr_groups;
+	/* Groups with requests queued: in all, by weight, weights present. */
+	unsigned int		nr_busy_groups;
+	unsigned int		busy_weight[CFQ_GROUP_WEIGHT_MAX + 1];
+	unsigned int		busy_weight_mask;	/* BIT(weight) */
 	struct cfq_data		root;
 	struct list_head	device_node;	/* cfq_devices, its own lock */
 
@@ -258,7 +281,8 @@ struct cfq_meta_data {
 	struct cfq_queue	*merge_cfqq;
 
 	/* Read by limit_depth without the lock (READ_ONCE/WRITE_ONCE). */
-	unsigned int		depth;		/* scheduler tags */
+	unsigned int		depth;		/* scheduler tags, whole device */
+	unsigned int		hctx_depth;	/* ... of one hardware queue */
 	unsigned int		max_weight;	/* heaviest busy group, or 0 */
 	unsigned int		min_weight;	/* lightest busy group, or 0 */
 	u32			tun[CFQ_NR_TUNABLES];
@@ -283,8 +307,8 @@ unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css);
 /* cfq.ioprio of the current task's group, without taking a reference. */
 unsigned int cfq_cgroup_current_ioprio(void);
 void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len);
-/* From the subsystem's css_offline: free removed groups' idle state. */
-void cfq_sched_cgroup_offline(void);
+/* From the subsystem's css_offline: free the removed group's idle state. */
+void cfq_sched_cgroup_offline(struct cgroup_subsys_state *css);
 
 /*
  * The current task's group, referenced; NULL for the root group, which
@@ -321,6 +345,12 @@ static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
 	return !css->parent;
 }
 
+/* The cgroup's id among the cfq cgroups: unique while @css is held. */
+static inline unsigned long cfq_cgroup_id(struct cgroup_subsys_state *css)
+{
+	return css->id;
+}
+
 /* Removed (rmdir) but still referenced. */
 static inline bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
 {
@@ -353,6 +383,11 @@ static inline unsigned int cfq_cgroup_current_ioprio(void)
 static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
 {
 	return true;
+}
+
+static inline unsigned long cfq_cgroup_id(struct cgroup_subsys_state *css)
+{
+	return 0;
 }
 
 static inline bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
