@@ -17,8 +17,9 @@ from harness import splat, vm
 
 pytestmark = pytest.mark.vm
 
-FUNCTIONAL = ['env', 'kunit', 'cfq-tunables', 'cfq-debugfs', 'cfq-switch',
-              'cfq-cgroup-files', 'cfq-groups', 'bad-input']
+FUNCTIONAL = ['env', 'kunit', 'cfq-tunables', 'cfq-debugfs', 'cfq-hwqueues',
+              'cfq-switch', 'cfq-cgroup-files', 'cfq-groups', 'cfq-reap',
+              'bad-input']
 STRESS = ['stress-switch', 'stress-churn', 'stress-procs', 'stress-remove',
           'stress-errors', 'stress-requeue']
 TESTS = FUNCTIONAL + STRESS
