@@ -10,6 +10,7 @@ times: a group's reader is moved out, the group removed and the reader
 killed at once, while its last request is in the driver; half of those
 requests come back past cfq.  Once the readers stop, cfq must hold
 no request and no state for any of the twenty groups."""
+import errno
 import os
 import subprocess
 import time
@@ -41,7 +42,17 @@ while not set(os.listdir('/sys/block')) - before:
 disk = sorted(set(os.listdir('/sys/block')) - before)[0]
 devices.wait_for(f'/dev/{disk}')
 write_sched(disk, 'cfq')
-devices.write(f'{SDEBUG}/ndelay', 200 * 1000 * 1000)
+# The delay can only change with no command in flight: the new disk's
+# scan and partition read may still be running.
+end = time.monotonic() + 30
+while True:
+    try:
+        devices.write(f'{SDEBUG}/ndelay', 200 * 1000 * 1000)
+        break
+    except OSError as e:
+        check(e.errno == errno.EBUSY and time.monotonic() < end,
+              f'scsi_debug takes a delay ({e})')
+        time.sleep(0.1)
 devices.write(f'{SDEBUG}/every_nth', 2)
 devices.write(f'{SDEBUG}/opts', 16)
 
