@@ -1,40 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cfq meta-data: the group service tree of the two-layer CFQ elevator.
+ * cfq meta-data: the group hierarchy of the two-layer CFQ elevator.
  *
- * Busy groups (cfq_data with requests queued) wait on an rb-tree keyed by
- * virtual disk time; the group with the smallest key is served next.  The
- * group being served is off the tree (as the kernel's CFS keeps its
- * running entity off its tree): its requests come and go, often one at a
- * time, without touching the tree, and it goes back when its turn ends,
- * if it still has requests.
- * Service a group receives, in nanoseconds of device time or in I/Os (see
- * the service_mode tunable), advances its key by
+ * Every group (cfq_data, one per device x cgroup) is a level of the
+ * hierarchy.  Its child groups and its own queues (the I/O of its tasks)
+ * compete on its service tree (struct cfq_sched) as entities (struct
+ * cfq_entity): each child by its `ent`, the group's own queues together by
+ * its `self`, both with the group's weight on the device.  The root
+ * group's tree is the top.  The 2008 RFC's flat case, groups under the
+ * root, is two levels: the root's tree holds the groups and the root's own
+ * queues, each group's tree its own queues alone.
  *
- *	charge = service * CFQ_GROUP_WEIGHT_DEFAULT / weight
+ * Busy entities (with requests queued below them) wait on their level's
+ * tree, keyed by virtual disk time.  Picking walks down from the root, at
+ * each level taking the entity with the smallest key, until it reaches a
+ * group's own queues: that group is served for a turn (cmd->active), and
+ * every entity on its path is off its tree, its level's `active`, as CFS
+ * keeps its running entity off its tree; they go back when the turn ends,
+ * if they are still busy.  The service a request receives, in nanoseconds
+ * of device time or in I/Os (see the service_mode tunable), is charged at
+ * every level of its group's path:
  *
- * so over any interval in which groups stay busy, each one's service is
- * proportional to its weight: a group of weight 8 advances half as fast as
- * one of weight 4 for the same service and is picked twice as often.
+ *	charge = service * CFQ_WEIGHT_DEFAULT / weight
+ *
+ * so over any interval in which the entities of a level stay busy, each
+ * one receives service in proportion to its weight: a group's share of
+ * its parent's service is its weight over its busy siblings' (its
+ * parent's own queues counting as one sibling with the parent's weight),
+ * at every level, as io.weight defines it.
  *
  * Ranges: service per charge is at most a few seconds (4e9 ns), the
- * multiplier at most CFQ_GROUP_WEIGHT_DEFAULT (4), so the product stays far
+ * multiplier at most CFQ_WEIGHT_DEFAULT (100), so the product stays far
  * below 2^63.  Keys are compared wrap-safe, (s64)(a - b) < 0, which holds
- * while live keys are within 2^63 of each other: they are, because a group
- * that becomes busy starts no lower than cmd->min_vdisktime (no banked
- * credit) and the busy ones advance together.
+ * while live keys of a level are within 2^63 of each other: they are,
+ * because an entity that becomes busy starts no lower than its level's
+ * minimum (no banked credit) and the busy ones advance together.
  *
- * The minimum, cmd->min_vdisktime, is the virtual time of the device: the
- * smallest key among the served group and the groups waiting for a turn.
- * It is monotonic, and it moves every time a group is charged, not only
- * when turns change hands: a group that has the device to itself renews
- * its turn in place, and the minimum must follow it, or a group arriving
- * later would be placed where the lone group was when its run began and
- * be owed everything it got alone (it would then have the device to
- * itself for as long).  Groups whose only work is of the IDLE class wait
- * on a tree of their own (cmd->idle_tree): they run only when no other
- * work is left, so they neither hold the minimum back nor count as
- * waiting for the device.
+ * The minimum of a level, sched->min_vdisktime, is its virtual time: the
+ * smallest key among its active entity and the entities waiting on its
+ * tree.  It is monotonic, and it moves every time an entity of the level
+ * is charged, not only when turns change hands: a group that has the
+ * device to itself renews its turn in place, and the minimum must follow
+ * it, or a group arriving later would be placed where the lone group was
+ * when its run began and be owed everything it got alone.  Entities whose
+ * only work is of the IDLE class wait on a tree of their own (idle_tree):
+ * they run only when no other work is left, so they neither hold the
+ * minimum back nor count as waiting for the device.
  *
  * Not built on its own: cfq-iosched.c includes this file.
  */
@@ -43,42 +54,14 @@
 
 #include "cfq.h"
 
-/*
- * Weight of a group priority, w = 8 - p: 0 -> 8 .. 7 -> 1.  With three
- * groups at 0/4/7 the shares are 8:4:1 = 61.5/30.8/7.7 %, the 2008 RFC's
- * own estimate.
- */
-static const unsigned int cfq_ioprio_weight[IOPRIO_NR_LEVELS] = {
-	8, 7, 6, 5, 4, 3, 2, 1,
-};
-
-static unsigned int cfq_ioprio_to_weight(unsigned int ioprio)
-{
-	if (WARN_ON_ONCE(ioprio >= IOPRIO_NR_LEVELS))
-		ioprio = CFQ_GROUP_IOPRIO_DEFAULT;
-	return cfq_ioprio_weight[ioprio];
-}
+/* A group of this weight gets turns of group_slice (the RFC's prio 0). */
+#define CFQ_WEIGHT_TURN		(2 * CFQ_WEIGHT_DEFAULT)
+/* Fixed point of a group's part of the scheduler tags (1 = all). */
+#define CFQ_TAG_ONE		1024U
 
 static u64 cfq_vtime_charge(u64 service, unsigned int weight)
 {
-	return div_u64(service * CFQ_GROUP_WEIGHT_DEFAULT, max(weight, 1U));
-}
-
-/*
- * Scheduler tags a request may use (see cfq_limit_depth()): the group's
- * part by weight against the heaviest busy group (@max_weight, 0 when
- * none is busy), 3/4 of that for async requests and writes, at least 1.
- */
-static unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
-				  unsigned int max_weight, bool async)
-{
-	unsigned int share = depth;
-
-	if (weight < max_weight)
-		share = share * weight / max_weight;
-	if (async)
-		share = share * 3 / 4;
-	return max(share, 1U);
+	return div_u64(service * CFQ_WEIGHT_DEFAULT, max(weight, 1U));
 }
 
 static bool cfq_vtime_before(u64 a, u64 b)
@@ -86,202 +69,341 @@ static bool cfq_vtime_before(u64 a, u64 b)
 	return (s64)(a - b) < 0;
 }
 
-static bool cfq_gst_less(struct rb_node *a, const struct rb_node *b)
+/*
+ * A group's part of the scheduler tags, in CFQ_TAG_ONE units: at every
+ * level of its path, its weight against the heaviest busy entity there
+ * (@max_weight, itself included); one level at a time.
+ */
+static unsigned int cfq_tag_frac(unsigned int frac, unsigned int weight,
+				 unsigned int max_weight)
 {
-	const struct cfq_data *ga = rb_entry(a, struct cfq_data, rb_node);
-	const struct cfq_data *gb = rb_entry(b, struct cfq_data, rb_node);
-
-	return cfq_vtime_before(ga->vdisktime, gb->vdisktime);
-}
-
-/* All of the group's queued work is of the IDLE class. */
-static bool cfq_group_idle_only(const struct cfq_data *cfqd)
-{
-	return !cfqd->busy[CFQ_CLASS_RT] && !cfqd->busy[CFQ_CLASS_BE];
-}
-
-/* The tree a busy group waits on, by the classes it has work in. */
-static struct rb_root_cached *cfq_gst_tree(struct cfq_meta_data *cmd,
-					   const struct cfq_data *cfqd)
-{
-	return cfq_group_idle_only(cfqd) ? &cmd->idle_tree : &cmd->group_tree;
-}
-
-/* A group became busy: queue it, no earlier than the current minimum. */
-static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	lockdep_assert_held(&cmd->lock);
-
-	if (WARN_ON_ONCE(cfqd->tree))
-		return;
-	if (cfq_vtime_before(cfqd->vdisktime, cmd->min_vdisktime))
-		cfqd->vdisktime = cmd->min_vdisktime;
-	cfqd->tree = cfq_gst_tree(cmd, cfqd);
-	rb_add_cached(&cfqd->rb_node, cfqd->tree, cfq_gst_less);
-}
-
-static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	lockdep_assert_held(&cmd->lock);
-
-	if (!cfqd->tree)
-		return;
-	rb_erase_cached(&cfqd->rb_node, cfqd->tree);
-	RB_CLEAR_NODE(&cfqd->rb_node);
-	cfqd->tree = NULL;
+	if (weight >= max_weight)
+		return frac;
+	return frac * weight / max_weight;
 }
 
 /*
- * The classes a waiting group has work in changed (cfq_queue_busy()):
- * move it to the other tree if it now belongs there.  Joining the group
- * tree is becoming busy for the groups there: no earlier than the minimum.
+ * Scheduler tags a request may use (see cfq_limit_depth()): the group's
+ * part @frac of @depth, 3/4 of that for async requests and writes, at
+ * least 1.
  */
-static void cfq_gst_requeue(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static unsigned int cfq_tag_share(unsigned int depth, unsigned int frac,
+				  bool async)
 {
-	lockdep_assert_held(&cmd->lock);
+	unsigned int share = depth * frac / CFQ_TAG_ONE;
 
-	if (!cfqd->tree || cfqd->tree == cfq_gst_tree(cmd, cfqd))
-		return;
-	cfq_gst_del(cmd, cfqd);
-	cfq_gst_add(cmd, cfqd);
+	if (async)
+		share = share * 3 / 4;
+	return max(share, 1U);
 }
 
-static struct cfq_data *cfq_gst_first_of(struct rb_root_cached *tree)
+/* ---------------------------------------------------------------------
+ * The service tree of one level
+ */
+
+static struct cfq_sched *cfq_entity_sched(const struct cfq_entity *e)
+{
+	return &e->in->sched;
+}
+
+/* An entity stands for its group's own queues, not for a child group. */
+static bool cfq_entity_is_self(const struct cfq_entity *e)
+{
+	return e == &e->cfqd->self;
+}
+
+static bool cfq_st_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct cfq_entity *ea = rb_entry(a, struct cfq_entity, rb_node);
+	const struct cfq_entity *eb = rb_entry(b, struct cfq_entity, rb_node);
+
+	return cfq_vtime_before(ea->vdisktime, eb->vdisktime);
+}
+
+static struct cfq_entity *cfq_st_first(struct rb_root_cached *tree)
 {
 	struct rb_node *n = rb_first_cached(tree);
 
-	return n ? rb_entry(n, struct cfq_data, rb_node) : NULL;
+	return n ? rb_entry(n, struct cfq_entity, rb_node) : NULL;
 }
 
-/* The first group waiting with RT or BE work. */
-static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd)
+static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
 {
-	lockdep_assert_held(&cmd->lock);
+	struct rb_node *n = rb_next(&e->rb_node);
 
-	return cfq_gst_first_of(&cmd->group_tree);
+	return n ? rb_entry(n, struct cfq_entity, rb_node) : NULL;
 }
 
-static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd)
+/* A busy entity waits for a turn: no earlier than its level's minimum. */
+static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e)
 {
-	struct rb_node *n = rb_next(&cfqd->rb_node);
+	if (WARN_ON_ONCE(e->tree))
+		return;
+	if (cfq_vtime_before(e->vdisktime, s->min_vdisktime))
+		e->vdisktime = s->min_vdisktime;
+	e->tree = e->rtbe ? &s->tree : &s->idle_tree;
+	rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
+}
 
-	return n ? rb_entry(n, struct cfq_data, rb_node) : NULL;
+static void cfq_st_del(struct cfq_entity *e)
+{
+	if (!e->tree)
+		return;
+	rb_erase_cached(&e->rb_node, e->tree);
+	RB_CLEAR_NODE(&e->rb_node);
+	e->tree = NULL;
 }
 
 /*
- * Raise the minimum to the smallest key among the served group and the
- * groups waiting with RT or BE work; never lower it.
+ * Raise the level's minimum to the smallest key among its active entity
+ * and the entities waiting with RT or BE work; never lower it.
  */
-static void cfq_gst_update_min(struct cfq_meta_data *cmd)
+static void cfq_st_update_min(struct cfq_sched *s)
 {
-	struct cfq_data *first = cfq_gst_first(cmd);
+	struct cfq_entity *first = cfq_st_first(&s->tree);
 	u64 min;
 
-	lockdep_assert_held(&cmd->lock);
-
-	if (cmd->active)
-		min = cmd->active->vdisktime;
+	if (s->active)
+		min = s->active->vdisktime;
 	else if (first)
 		min = first->vdisktime;
 	else
 		return;
 	if (first && cfq_vtime_before(first->vdisktime, min))
 		min = first->vdisktime;
-	if (cfq_vtime_before(cmd->min_vdisktime, min))
-		cmd->min_vdisktime = min;
+	if (cfq_vtime_before(s->min_vdisktime, min))
+		s->min_vdisktime = min;
+}
+
+/* Charge @service to @e at its level; keep the tree in order. */
+static void cfq_entity_charge(struct cfq_entity *e, u64 service)
+{
+	struct cfq_entity *next;
+
+	e->vdisktime += cfq_vtime_charge(service, e->weight);
+	if (e->tree) {
+		next = cfq_st_next(e);
+		/* The key only grows: re-sort only if it passed the next. */
+		if (next && cfq_vtime_before(next->vdisktime, e->vdisktime)) {
+			rb_erase_cached(&e->rb_node, e->tree);
+			rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
+		}
+	}
+	cfq_st_update_min(cfq_entity_sched(e));
+}
+
+/* The heaviest busy entity of @s, found again after the last one left. */
+static void cfq_sched_rescan_max(struct cfq_sched *s)
+{
+	struct rb_root_cached *trees[] = { &s->tree, &s->idle_tree };
+	unsigned int max = 0, n = 0, i;
+	struct cfq_entity *e;
+
+	if (s->active && s->active->busy) {
+		max = s->active->weight;
+		n = 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(trees); i++)
+		for (e = cfq_st_first(trees[i]); e; e = cfq_st_next(e)) {
+			if (!e->busy)
+				continue;
+			if (e->weight > max) {
+				max = e->weight;
+				n = 0;
+			}
+			n += e->weight == max;
+		}
+	WRITE_ONCE(s->max_weight, max);
+	s->nr_max = n;
+}
+
+/* Count busy @e at its level (@d = 1) or stop counting it (-1). */
+static void cfq_sched_count(struct cfq_sched *s, struct cfq_entity *e, int d)
+{
+	u64 w = e->weight;
+
+	s->nr_busy += d;
+	if (e->rtbe)
+		s->nr_busy_rtbe += d;
+	if (d > 0) {
+		s->weight_sum += w;
+		s->weight_sq_sum += w * w;
+		if (w > s->max_weight) {
+			WRITE_ONCE(s->max_weight, w);
+			s->nr_max = 1;
+		} else if (w == s->max_weight) {
+			s->nr_max++;
+		}
+		return;
+	}
+	s->weight_sum -= w;
+	s->weight_sq_sum -= w * w;
+	if (w == s->max_weight && !--s->nr_max)
+		cfq_sched_rescan_max(s);
 }
 
 /*
- * Charge @service to @cfqd; keep its tree ordered if it waits on one, and
- * the minimum current (see the top of this file).
+ * Does every busy entity of @e's level, @e counted as busy, have @e's
+ * weight?  From the count, sum and sum of squares of the busy weights: n
+ * weights all equal w exactly when they sum to n * w and their squares
+ * to n * w^2 (their variance is then 0).
  */
-static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			   u64 service, unsigned int weight)
+static bool cfq_sched_among_equals(struct cfq_entity *e)
 {
-	lockdep_assert_held(&cmd->lock);
+	struct cfq_sched *s = cfq_entity_sched(e);
+	u64 w = e->weight, n = s->nr_busy, sum = s->weight_sum;
+	u64 sq = s->weight_sq_sum;
 
-	cfqd->service += service;
-	cfqd->vdisktime += cfq_vtime_charge(service, weight);
-	if (cfqd->tree) {
-		struct cfq_data *next = cfq_gst_next(cfqd);
-
-		/* The key only grows: re-sort only if it passed the next. */
-		if (next && cfq_vtime_before(next->vdisktime, cfqd->vdisktime)) {
-			rb_erase_cached(&cfqd->rb_node, cfqd->tree);
-			rb_add_cached(&cfqd->rb_node, cfqd->tree, cfq_gst_less);
-		}
+	if (!e->busy) {
+		n++;
+		sum += w;
+		sq += w * w;
 	}
-	cfq_gst_update_min(cmd);
+	return sum == n * w && sq == n * w * w;
+}
+
+/*
+ * Put @e in the state of what is below it: @busy (requests queued) and
+ * @rtbe (some of the RT or BE class).  True if its state changed, which
+ * may change its level's group's in turn.
+ */
+static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe)
+{
+	struct cfq_sched *s = cfq_entity_sched(e);
+
+	if (e->busy == busy && e->rtbe == rtbe)
+		return false;
+	cfq_st_del(e);
+	if (e->busy) {
+		e->busy = false;	/* out of the max rescan */
+		cfq_sched_count(s, e, -1);
+	}
+	e->rtbe = rtbe;
+	if (busy) {
+		e->busy = true;
+		cfq_sched_count(s, e, 1);
+		if (s->active != e)
+			cfq_st_add(s, e);
+	}
+	return true;
+}
+
+static void cfq_entity_set_weight(struct cfq_entity *e, unsigned int weight)
+{
+	struct cfq_sched *s = cfq_entity_sched(e);
+
+	if (e->weight == weight)
+		return;
+	if (e->busy) {
+		e->busy = false;
+		cfq_sched_count(s, e, -1);
+		e->busy = true;
+	}
+	WRITE_ONCE(e->weight, weight);
+	if (e->busy)
+		cfq_sched_count(s, e, 1);
 }
 
 /* ---------------------------------------------------------------------
- * Groups and queues: lookup, lifetime
+ * Groups in the hierarchy
  */
 
+/* For each entity on @cfqd's path, from its own queues up to the top. */
+#define for_each_path_entity(cmd, cfqd, e)				\
+	for (e = &(cfqd)->self; e;					\
+	     e = e->in == &(cmd)->root ? NULL : &e->in->ent)
+
+/*
+ * @cfqd's own queues changed (their first or last request, or the classes
+ * they have requests in): bring its entities up the hierarchy in line,
+ * as far as their state changes.
+ */
+static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	struct cfq_entity *e = &cfqd->self;
+	bool busy = cfqd->nr_queued;
+	bool rtbe = cfqd->busy[CFQ_CLASS_RT] || cfqd->busy[CFQ_CLASS_BE];
+
+	lockdep_assert_held(&cmd->lock);
+
+	while (cfq_entity_set(e, busy, rtbe) && e->in != &cmd->root) {
+		struct cfq_sched *s = cfq_entity_sched(e);
+
+		busy = s->nr_busy;
+		rtbe = s->nr_busy_rtbe;
+		e = &e->in->ent;
+	}
+}
+
+/* Charge @service to @cfqd's own queues, at every level of its path. */
+static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			     u64 service)
+{
+	struct cfq_entity *e;
+
+	lockdep_assert_held(&cmd->lock);
+
+	cfqd->service += service;
+	for_each_path_entity(cmd, cfqd, e)
+		cfq_entity_charge(e, service);
+}
+
+/* The group's own weight on this device. */
 static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 {
-	return cfqd->weight;
+	return cfqd->self.weight;
 }
 
 /*
- * Count @cfqd among the busy groups (@d = 1) or stop counting it (-1).
- * The heaviest and lightest busy groups' weights, for cfq_limit_depth()
- * (0 when none is busy), follow from the mask of weights present.
+ * Read the group's weight on this device (cfq.weight): when it is made
+ * and when a turn starts on its path.
  */
-static void cfq_group_count_busy(struct cfq_meta_data *cmd,
-				 struct cfq_data *cfqd, int d)
-{
-	unsigned int w = cfq_group_weight(cfqd);
-	unsigned int *n = &cmd->busy_weight[w];
-
-	lockdep_assert_held(&cmd->lock);
-
-	cmd->nr_busy_groups += d;
-	*n += d;
-	if (*n != (d > 0 ? 1 : 0))	/* the weights present did not change */
-		return;
-	cmd->busy_weight_mask ^= BIT(w);
-	if (!cmd->busy_weight_mask) {
-		WRITE_ONCE(cmd->max_weight, 0);
-		WRITE_ONCE(cmd->min_weight, 0);
-		return;
-	}
-	WRITE_ONCE(cmd->max_weight, fls(cmd->busy_weight_mask) - 1);
-	WRITE_ONCE(cmd->min_weight, ffs(cmd->busy_weight_mask) - 1);
-}
-
-/* Read the group's cfq.ioprio: at creation and when its turn starts. */
 static void cfq_group_read_weight(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd)
 {
-	unsigned int weight = cfq_ioprio_to_weight(cfq_cgroup_ioprio(cfqd->css));
+	unsigned int weight = cfq_cgroup_weight(cfqd->css, cmd->dev);
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (weight == cfqd->weight)
-		return;
-	if (cfqd->nr_queued)
-		cfq_group_count_busy(cmd, cfqd, -1);
-	cfqd->weight = weight;
-	if (cfqd->nr_queued)
-		cfq_group_count_busy(cmd, cfqd, 1);
+	cfq_entity_set_weight(&cfqd->self, weight);
+	if (cfqd->parent)
+		cfq_entity_set_weight(&cfqd->ent, weight);
 }
 
+static void cfq_entity_init(struct cfq_entity *e, struct cfq_data *cfqd,
+			    struct cfq_data *in)
+{
+	RB_CLEAR_NODE(&e->rb_node);
+	e->cfqd = cfqd;
+	e->in = in;
+	e->vdisktime = in->sched.min_vdisktime;
+}
+
+/* Set up @cfqd for @css under @parent (NULL: the root group). */
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			   struct cgroup_subsys_state *css)
+			   struct cgroup_subsys_state *css,
+			   struct cfq_data *parent)
 {
 	int c;
 
 	cfqd->cmd = cmd;
 	refcount_set(&cfqd->ref, 1);
 	cfqd->css = css;
-	RB_CLEAR_NODE(&cfqd->rb_node);
+	cfqd->parent = parent;
+	cfqd->sched.tree = RB_ROOT_CACHED;
+	cfqd->sched.idle_tree = RB_ROOT_CACHED;
+	cfq_entity_init(&cfqd->self, cfqd, cfqd);
+	if (parent) {
+		cfq_entity_init(&cfqd->ent, cfqd, parent);
+		refcount_inc(&parent->ref);
+		parent->nr_children++;
+	}
 	for (c = 0; c < CFQ_NR_CLASSES; c++)
 		cfqd->service_tree[c] = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&cfqd->queues);
-	cfqd->vdisktime = cmd->min_vdisktime;
 	cfq_group_read_weight(cmd, cfqd);
 	cfq_cgroup_name(css, cfqd->name, sizeof(cfqd->name));
+	cfqd->stat = cfq_cgroup_stat(css, cmd->dev);
 	list_add_tail(&cfqd->node, &cmd->groups);
 	cfqd->linked = true;
 	cmd->nr_groups++;
@@ -292,73 +414,98 @@ static void cfq_group_get(struct cfq_data *cfqd)
 	refcount_inc(&cfqd->ref);
 }
 
-/* @cfqd has its first request queued: it competes for the device. */
-static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	lockdep_assert_held(&cmd->lock);
-
-	if (cmd->active != cfqd)
-		cfq_gst_add(cmd, cfqd);
-	cfq_group_count_busy(cmd, cfqd, 1);
-}
-
-/* @cfqd's last queued request left for the driver (or was merged away). */
-static void cfq_group_unbusy(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	lockdep_assert_held(&cmd->lock);
-
-	cfq_gst_del(cmd, cfqd);
-	cfq_group_count_busy(cmd, cfqd, -1);
-}
-
 static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
+	struct cfq_data *parent;
+
 	lockdep_assert_held(&cmd->lock);
 
-	if (!refcount_dec_and_test(&cfqd->ref))
-		return;
-	if (WARN_ON_ONCE(cfqd == &cmd->root))
-		return;
-	WARN_ON_ONCE(cfqd->tree || cfqd->nr_queued || cfqd->in_driver ||
-		     cmd->active == cfqd || !list_empty(&cfqd->queues));
-	cfq_cgroup_put(cfqd->css);
-	kfree(cfqd);
+	while (refcount_dec_and_test(&cfqd->ref)) {
+		if (WARN_ON_ONCE(cfqd == &cmd->root))
+			return;
+		WARN_ON_ONCE(cfqd->self.tree || cfqd->ent.tree ||
+			     cfqd->nr_queued || cfqd->in_driver ||
+			     cfqd->sched.nr_busy || cmd->active == cfqd ||
+			     !list_empty(&cfqd->queues));
+		parent = cfqd->parent;
+		cfq_cgroup_put(cfqd->css);
+		kfree_rcu(cfqd, rcu);
+		cfqd = parent;	/* the reference a child holds */
+	}
 }
 
 /*
- * The group of @css on this device, found by the cgroup's id in O(1);
- * created on first use, except for a cgroup being removed: its
- * offline has run or is running, so nothing would reap a group made now,
- * and its requests go to the root group instead.  Without memory, the
- * root group too.
+ * Make the group of @css, a child of @parent; NULL without memory.  The
+ * group takes a css reference, its parent a group reference.
+ */
+static struct cfq_data *cfq_group_create(struct cfq_meta_data *cmd,
+					 struct cgroup_subsys_state *css,
+					 struct cfq_data *parent)
+{
+	struct cfq_data *cfqd;
+
+	cfqd = kzalloc_node(sizeof(*cfqd), GFP_NOWAIT, cmd->queue->node);
+	if (!cfqd)
+		return NULL;
+	if (xa_is_err(xa_store(&cmd->group_xa, cfq_cgroup_id(css), cfqd,
+			       GFP_NOWAIT))) {
+		kfree(cfqd);
+		return NULL;
+	}
+	cfq_cgroup_get(css);
+	cfq_group_init(cmd, cfqd, css, parent);
+	cfq_log_cfqd(cmd, cfqd, "group created under [%s]", parent->name);
+	return cfqd;
+}
+
+/* The group of @css if it has one on this device (O(1) by css id). */
+static struct cfq_data *cfq_group_find(struct cfq_meta_data *cmd,
+				       struct cgroup_subsys_state *css)
+{
+	if (!css || cfq_cgroup_is_root(css))
+		return &cmd->root;
+	return xa_load(&cmd->group_xa, cfq_cgroup_id(css));
+}
+
+/*
+ * The group of @css on this device, made on first use with any of its
+ * ancestors that have none yet, top down.  A cgroup being removed gets
+ * none (its offline has run or is running, so nothing would let go of
+ * a group made now): its requests go to its nearest ancestor's group.
+ * Without memory, the nearest ancestor that has one.
  */
 static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 					 struct cgroup_subsys_state *css,
 					 bool create)
 {
-	struct cfq_data *cfqd;
+	struct cgroup_subsys_state *pos, *up;
+	struct cfq_data *cfqd, *parent;
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (!css || cfq_cgroup_is_root(css))
-		return &cmd->root;
-	cfqd = xa_load(&cmd->group_xa, cfq_cgroup_id(css));
+	cfqd = cfq_group_find(cmd, css);
 	if (cfqd || !create)
 		return cfqd;
-	if (cfq_cgroup_is_dying(css))
-		return &cmd->root;
-	cfqd = kzalloc_node(sizeof(*cfqd), GFP_NOWAIT, cmd->queue->node);
-	if (!cfqd)
-		return &cmd->root;
-	if (xa_is_err(xa_store(&cmd->group_xa, cfq_cgroup_id(css), cfqd,
-			       GFP_NOWAIT))) {
-		kfree(cfqd);
-		return &cmd->root;
+	while (cfq_cgroup_is_dying(css)) {
+		css = cfq_cgroup_parent(css);
+		cfqd = cfq_group_find(cmd, css);
+		if (cfqd)
+			return cfqd;
 	}
-	cfq_cgroup_get(css);
-	cfq_group_init(cmd, cfqd, css);
-	cfq_log_cfqd(cmd, cfqd, "group created");
-	return cfqd;
+	for (;;) {
+		/* The highest of css and its ancestors without a group. */
+		for (pos = css;; pos = up) {
+			up = cfq_cgroup_parent(pos);
+			parent = cfq_group_find(cmd, up);
+			if (parent)
+				break;
+		}
+		cfqd = cfq_group_create(cmd, pos, parent);
+		if (!cfqd)
+			return parent;
+		if (pos == css)
+			return cfqd;
+	}
 }
 
 static u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
@@ -369,47 +516,90 @@ static u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	return cfqd->clock + (now - cfqd->turn_start);
 }
 
+/* A turn: group_slice for the RFC's prio 0 (weight 200), in proportion. */
 static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
-	u64 turn = div_u64(cfq_tun_ns(cmd, CFQ_GROUP_SLICE) *
-			   cfq_group_weight(cfqd), CFQ_GROUP_WEIGHT_MAX);
+	u64 slice = cfq_tun_ns(cmd, CFQ_GROUP_SLICE);
+	u64 turn = div_u64(slice * cfq_group_weight(cfqd), CFQ_WEIGHT_TURN);
 
-	return max_t(u64, turn, CFQ_MIN_TURN_NS);
+	return clamp_t(u64, turn, CFQ_MIN_TURN_NS, 2 * slice);
 }
 
+/* @cfqd's own queues are to be served: its path leaves the trees. */
+static void cfq_path_activate(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	struct cfq_entity *e;
+
+	for_each_path_entity(cmd, cfqd, e) {
+		cfq_st_del(e);
+		cfq_entity_sched(e)->active = e;
+		cfq_st_update_min(cfq_entity_sched(e));
+	}
+	cmd->active = cfqd;
+}
+
+/* The turn of @cfqd's own queues ended: its busy path goes back. */
+static void cfq_path_deactivate(struct cfq_meta_data *cmd,
+				struct cfq_data *cfqd)
+{
+	struct cfq_entity *e;
+
+	cmd->active = NULL;
+	for_each_path_entity(cmd, cfqd, e) {
+		struct cfq_sched *s = cfq_entity_sched(e);
+
+		s->active = NULL;
+		if (e->busy)
+			cfq_st_add(s, e);
+		cfq_st_update_min(s);
+	}
+}
+
+/* @cfqd's own queues are served, for a turn, from @now. */
 static void cfq_group_activate(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd, u64 now)
 {
+	struct cfq_data *g;
+
 	lockdep_assert_held(&cmd->lock);
 
-	cfq_gst_del(cmd, cfqd);
-	cmd->active = cfqd;
-	cfq_group_read_weight(cmd, cfqd);
+	for (g = cfqd; g; g = g->parent)
+		cfq_group_read_weight(cmd, g);
+	cfq_path_activate(cmd, cfqd);
 	cfqd->turn_start = now;
 	cfqd->turns++;
-	cfq_gst_update_min(cmd);
+	if (cfqd->busy_since) {
+		if (cfqd->stat)
+			cfqd->stat->wait_ns += now - cfqd->busy_since;
+		cfqd->busy_since = 0;
+	}
 	cfq_log_cfqd(cmd, cfqd, "turn start, vdisktime %llu weight %u",
-		     cfqd->vdisktime, cfq_group_weight(cfqd));
+		     cfqd->self.vdisktime, cfq_group_weight(cfqd));
 }
 
 /*
  * Let go of @cfqd if its cgroup is gone and it has nothing left to do
- * here.  It may be freed: the caller must not use it afterwards.
+ * here, then of its parent on the same terms.  A group may be freed: the
+ * caller must not use it afterwards.
  */
 static void cfq_group_try_reap(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd)
 {
+	struct cfq_data *parent;
+
 	lockdep_assert_held(&cmd->lock);
 
-	if (cfqd == &cmd->root || !cfqd->linked || cmd->active == cfqd ||
-	    cfqd->nr_queued || cfqd->in_driver ||
-	    !cfq_cgroup_is_dying(cfqd->css))
-		return;
-	cfq_log_cfqd(cmd, cfqd, "group reaped");
-	cfq_group_unlink(cmd, cfqd);
+	while (cfqd != &cmd->root && cfqd->linked && cmd->active != cfqd &&
+	       !cfqd->nr_queued && !cfqd->in_driver && !cfqd->nr_children &&
+	       cfq_cgroup_is_dying(cfqd->css)) {
+		cfq_log_cfqd(cmd, cfqd, "group reaped");
+		parent = cfqd->parent;
+		cfq_group_unlink(cmd, cfqd);
+		cfqd = parent;
+	}
 }
 
-/* End the active group's turn. */
+/* End the active group's turn: its path goes back to the trees. */
 static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 {
 	struct cfq_data *cfqd = cmd->active;
@@ -419,14 +609,13 @@ static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	if (!cfqd)
 		return;
 	cmd->events[CFQ_EV_GROUP_EXPIRE]++;
-	cfq_idle_cancel(cmd);
+	cfq_idle_cancel(cmd, now);
 	cfqd->clock += now - cfqd->turn_start;
-	cmd->active = NULL;
+	cfq_path_deactivate(cmd, cfqd);
 	if (cfqd->nr_queued)
-		cfq_gst_add(cmd, cfqd);
-	cfq_gst_update_min(cmd);
+		cfqd->busy_since = now;
 	cfq_log_cfqd(cmd, cfqd, "turn end, vdisktime %llu, %u queued",
-		     cfqd->vdisktime, cfqd->nr_queued);
+		     cfqd->self.vdisktime, cfqd->nr_queued);
 	cfq_group_try_reap(cmd, cfqd);
 }
 
@@ -449,26 +638,46 @@ static void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 }
 
 /*
- * The group to serve next: the first with RT or BE work, else, once the
- * device has been idle long enough for the IDLE class, the first of those
- * with only IDLE-class work.
+ * The group to serve next: from the top, at each level the first entity
+ * with RT or BE work, else, once the device has been idle long enough for
+ * the IDLE class, the first of those with only IDLE-class work; down to a
+ * group's own queues.
  */
 static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 {
-	struct cfq_data *cfqd = cfq_gst_first(cmd);
+	bool idle_ok = cfq_idle_class_allowed(cmd, now);
+	struct cfq_sched *s = &cmd->root.sched;
+	struct cfq_entity *e;
 
-	if (cfqd || !cfq_idle_class_allowed(cmd, now))
-		return cfqd;
-	return cfq_gst_first_of(&cmd->idle_tree);
+	lockdep_assert_held(&cmd->lock);
+
+	for (;;) {
+		e = cfq_st_first(&s->tree);
+		if (!e && idle_ok)
+			e = cfq_st_first(&s->idle_tree);
+		if (!e)
+			return NULL;
+		if (cfq_entity_is_self(e))
+			return e->cfqd;
+		s = &e->cfqd->sched;
+	}
 }
 
-/* Is another group waiting for the device with RT or BE work? */
+/*
+ * Is anything else waiting for the device with RT or BE work: at some
+ * level of @cfqd's path, an entity other than the path's?
+ */
 static bool cfq_others_waiting(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd)
 {
-	struct cfq_data *first = cfq_gst_first(cmd);
+	struct cfq_entity *e, *first;
 
-	return first && (first != cfqd || cfq_gst_next(first));
+	for_each_path_entity(cmd, cfqd, e) {
+		first = cfq_st_first(&cfq_entity_sched(e)->tree);
+		if (first && (first != e || cfq_st_next(first)))
+			return true;
+	}
+	return false;
 }
 
 /* Used its turn: yield if others wait, else start a new turn in place. */
@@ -485,12 +694,19 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	return false;
 }
 
-/* Does every other busy group have @cfqd's weight? */
+/*
+ * Does every busy competitor of @cfqd have its weight, at every level of
+ * its path?  Then idling for it cannot change anyone's share.
+ */
 static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
 				   struct cfq_data *cfqd)
 {
-	return cmd->nr_busy_groups ==
-	       cmd->busy_weight[cfq_group_weight(cfqd)];
+	struct cfq_entity *e;
+
+	for_each_path_entity(cmd, cfqd, e)
+		if (!cfq_sched_among_equals(e))
+			return false;
+	return true;
 }
 
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
@@ -501,7 +717,30 @@ static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
 }
 
-/* Release a group's queues and drop the group's existence reference. */
+/*
+ * The part of the scheduler tags the group of @css may use on this device
+ * (CFQ_TAG_ONE: all), for cfq_limit_depth(): without the lock, under RCU.
+ */
+static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
+				       struct cgroup_subsys_state *css)
+{
+	unsigned int frac = CFQ_TAG_ONE;
+	struct cfq_data *cfqd;
+	struct cfq_entity *e;
+
+	cfqd = css ? xa_load(&cmd->group_xa, cfq_cgroup_id(css)) : &cmd->root;
+	if (!cfqd)
+		return frac;
+	for (e = &cfqd->self; e; e = e->in->parent ? &e->in->ent : NULL)
+		frac = cfq_tag_frac(frac, READ_ONCE(e->weight),
+				    READ_ONCE(cfq_entity_sched(e)->max_weight));
+	return frac;
+}
+
+/*
+ * Release a group's queues and drop the group's existence reference.
+ * Children are unlinked before their parents.
+ */
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	struct cfq_queue *cfqq, *tmp;
@@ -531,9 +770,11 @@ static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 		}
 	if (cfqd == &cmd->root)
 		return;
+	WARN_ON_ONCE(cfqd->nr_children);
 	xa_erase(&cmd->group_xa, cfq_cgroup_id(cfqd->css));
 	list_del(&cfqd->node);
 	cfqd->linked = false;
+	cfqd->parent->nr_children--;
 	cmd->nr_groups--;
 	cfq_group_put(cmd, cfqd);
 }

@@ -93,6 +93,18 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
  * Dispatch
  */
 
+/* Count a request's I/O in its group's cfq.stat (@d = 1) or take it back. */
+static void cfq_stat_io(struct cfq_data *cfqd, struct request *rq, int d)
+{
+	struct cfq_stat *st = cfqd->stat;
+	enum cfq_dir dir = op_is_write(req_op(rq)) ? CFQ_WRITE : CFQ_READ;
+
+	if (!st)
+		return;
+	WRITE_ONCE(st->ios[dir], st->ios[dir] + d);
+	WRITE_ONCE(st->bytes[dir], st->bytes[dir] + d * (s64)blk_rq_bytes(rq));
+}
+
 /* Account a request leaving the scheduler for the driver. */
 static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 				 struct request *rq, u64 now)
@@ -109,6 +121,7 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	cfqq->dispatched++;
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
+	cfq_stat_io(cfqd, rq, 1);
 	if (rq_is_sync(rq)) {
 		cfqd->sync_in_driver++;
 		cmd->sync_in_driver++;
@@ -322,13 +335,13 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 static struct cfq_queue *cfq_root_queue(struct cfq_meta_data *cmd)
 {
 	struct cfq_queue **slot = cfq_async_slot(&cmd->root, CFQ_CLASS_BE,
-						 CFQ_GROUP_IOPRIO_DEFAULT);
+						 CFQ_LEVEL_DEFAULT);
 
 	lockdep_assert_held(&cmd->lock);
 
 	if (!*slot)
 		*slot = cfq_queue_alloc(cmd, &cmd->root, false, CFQ_CLASS_BE,
-					CFQ_GROUP_IOPRIO_DEFAULT, 0);
+					CFQ_LEVEL_DEFAULT, 0);
 	if (WARN_ON_ONCE(!*slot))
 		return NULL;
 	cfq_queue_get(*slot);
@@ -414,9 +427,26 @@ fallback:
 	return cfq_root_queue(cmd);
 }
 
+/*
+ * On the unified hierarchy a request belongs to the group of the cgroup
+ * its bio is charged to (cfq_cgroup_get_bio()), not necessarily its
+ * submitter's, taken at prepare_request: writeback, loop and other
+ * workers submit for others.
+ */
+static void cfq_rq_attribute(struct request *rq)
+{
+	struct cgroup_subsys_state *css;
+
+	if (!rq->bio || !cfq_cgroup_on_dfl())
+		return;
+	css = cfq_cgroup_get_bio(rq->bio);
+	cfq_cgroup_put(RQ_CSS(rq));
+	rq->elv.priv[1] = css;
+}
+
 /* A new request may end an idle wait: stop idling if it is for us. */
 static void cfq_insert_wakes(struct cfq_meta_data *cmd,
-			     struct cfq_queue *cfqq)
+			     struct cfq_queue *cfqq, u64 now)
 {
 	struct cfq_data *cfqd = cfqq->cfqd;
 
@@ -425,15 +455,15 @@ static void cfq_insert_wakes(struct cfq_meta_data *cmd,
 		if (cmd->active == cfqd &&
 		    (cfqd->active_queue == cfqq || cfq_preempted(cfqd,
 						cfqd->active_queue)))
-			cfq_idle_cancel(cmd);
+			cfq_idle_cancel(cmd, now);
 		break;
 	case CFQ_IDLE_GROUP:
 		if (cmd->active == cfqd)
-			cfq_idle_cancel(cmd);
+			cfq_idle_cancel(cmd, now);
 		break;
 	case CFQ_IDLE_CLASS_DELAY:
 		if (cfqq->ioclass != CFQ_CLASS_IDLE)
-			cfq_idle_cancel(cmd);
+			cfq_idle_cancel(cmd, now);
 		break;
 	default:
 		break;
@@ -459,6 +489,7 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 		rq->elv.priv[0] = cfqq;
 	}
 	if (!cfqq) {
+		cfq_rq_attribute(rq);
 		cfqq = cfq_rq_queue(cmd, rq, now);
 		if (!cfqq) {
 			/* Cannot happen: the root async queue exists. */
@@ -476,7 +507,7 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 		WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
 	} else {
 		cfq_add_rq(cmd, cfqq, rq, now);
-		cfq_insert_wakes(cmd, cfqq);
+		cfq_insert_wakes(cmd, cfqq, now);
 	}
 }
 
@@ -650,12 +681,15 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		cmd->last_nonidle = now;
 	service = now - max(rq->fifo_time, cmd->last_completion);
 	cmd->last_completion = now;
+	if (cfqd->stat)
+		WRITE_ONCE(cfqd->stat->service_ns,
+			   cfqd->stat->service_ns + service);
 	if (cfq_iops_mode(cmd))
 		service = CFQ_IOPS_CHARGE_NS;
 	else
 		cfq_seek_sample(cmd, cfq_rq_state(rq) & CFQ_RQ_FAR, service);
 	cfq_account_done(cmd, rq);
-	cfq_gst_charge(cmd, cfqd, service, cfq_group_weight(cfqd));
+	cfq_group_charge(cmd, cfqd, service);
 
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);
@@ -691,6 +725,8 @@ static void cfq_requeue_request(struct request *rq)
 		cmd->events[CFQ_EV_REQUEUE_PAST]++;
 		cfq_group_left(cmd, cfqq->cfqd,
 			       cfq_clock(cmd, ktime_get_ns()));
+	} else {
+		cfq_stat_io(cfqq->cfqd, rq, -1);	/* counted again */
 	}
 	WRITE_ONCE(cmd->waiting, false);
 	spin_unlock_irqrestore(&cmd->lock, flags);
@@ -701,6 +737,7 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 {
 	struct cfq_meta_data *cmd = container_of(timer, struct cfq_meta_data,
 						 idle_timer);
+	enum cfq_idle_kind kind;
 	struct cfq_data *cfqd;
 	unsigned long flags;
 	bool kick = false;
@@ -713,9 +750,10 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 	cfq_log(cmd, "idle %d expired", cmd->idling);
 	cmd->events[CFQ_EV_IDLE_EXPIRE]++;
 	cfqd = cmd->active;
-	switch (cmd->idling) {
+	kind = cmd->idling;
+	cfq_idle_end(cmd, now);
+	switch (kind) {
 	case CFQ_IDLE_QUEUE:
-		cmd->idling = CFQ_IDLE_NONE;
 		if (cfqd) {
 			cfq_slice_expired(cmd, cfqd, now);
 			/* No second wait for the group's sake. */
@@ -724,11 +762,9 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 		}
 		break;
 	case CFQ_IDLE_GROUP:
-		cmd->idling = CFQ_IDLE_NONE;
 		cfq_group_expire(cmd, now);
 		break;
 	default:
-		cmd->idling = CFQ_IDLE_NONE;
 		break;
 	}
 	WRITE_ONCE(cmd->waiting, false);
@@ -795,7 +831,8 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 		return false;
 	}
 	if (!op_is_sync(bio->bi_opf))
-		css = cfq_cgroup_get_current();
+		css = cfq_cgroup_on_dfl() ? cfq_cgroup_get_bio(bio) :
+					    cfq_cgroup_get_current();
 
 	spin_lock_irq(&cmd->lock);
 	if (op_is_sync(bio->bi_opf)) {
@@ -924,34 +961,31 @@ static void cfq_exit_icq(struct io_cq *icq)
  * scheduler holding a tag, so whoever holds the tags decides what the
  * scheduler can choose from: async requests and writes get 3/4 of them,
  * so they cannot starve sync reads; and (group_depth) a group gets the
- * part of them its weight has against the heaviest busy group, so that
- * the requests of light groups, which wait longest, cannot fill the tags
- * and leave a heavy group's tasks waiting for a tag instead of for us.
- * The group cut applies only while tags are scarce (3/4 or more held):
- * under it, the allocator's wake-up order, not cfq, decides which of a
- * light group's tasks may queue, and with 100 readers in a prio-7 group
- * some waited 10 s for a tag while tags were free.
+ * part of them its weight has against the heaviest busy entity, at every
+ * level of its path (cfq_group_tag_frac()), so that the requests of light
+ * groups, which wait longest, cannot fill the tags and leave a heavy
+ * group's tasks waiting for a tag instead of for us.  The group cut
+ * applies only while tags are scarce (3/4 or more held): under it, the
+ * allocator's wake-up order, not cfq, decides which of a light group's
+ * tasks may queue, and with 100 readers in a prio-7 group some waited
+ * 10 s for a tag while tags were free.
  */
 static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfq_meta_data *cmd = data->q->elevator->elevator_data;
-	unsigned int max_weight = READ_ONCE(cmd->max_weight);
-	unsigned int depth = READ_ONCE(cmd->hctx_depth), weight = max_weight;
+	unsigned int depth = READ_ONCE(cmd->hctx_depth), frac = CFQ_TAG_ONE;
 	bool async = !op_is_sync(opf) || op_is_write(opf);
 	unsigned int share;
 
-	/*
-	 * While the busy groups have one weight, nobody's share is cut and
-	 * the submitter's group need not be looked up: a lighter group gets
-	 * its cut from its first request on.
-	 */
 	if (READ_ONCE(cmd->tun[CFQ_GROUP_DEPTH]) &&
-	    READ_ONCE(cmd->min_weight) < max_weight &&
-	    cfq_tags_scarce(cmd, READ_ONCE(cmd->depth)))
-		weight = cfq_ioprio_to_weight(cfq_cgroup_current_ioprio());
-	else if (!async)
+	    cfq_tags_scarce(cmd, READ_ONCE(cmd->depth))) {
+		rcu_read_lock();
+		frac = cfq_group_tag_frac(cmd, cfq_cgroup_current());
+		rcu_read_unlock();
+	} else if (!async) {
 		return;
-	share = cfq_tag_share(depth, weight, max_weight, async);
+	}
+	share = cfq_tag_share(depth, frac, async);
 	if (share < depth)
 		data->shallow_depth = share;
 }
@@ -1052,17 +1086,18 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 
 	spin_lock_init(&cmd->lock);
 	cmd->queue = q;
+	cmd->dev = disk_devt(q->disk);
 	INIT_LIST_HEAD(&cmd->dispatch);
 	INIT_LIST_HEAD(&cmd->groups);
 	xa_init(&cmd->group_xa);
-	cmd->group_tree = RB_ROOT_CACHED;
-	cmd->idle_tree = RB_ROOT_CACHED;
 	for (t = 0; t < CFQ_NR_TUNABLES; t++)
 		cmd->tun[t] = cfq_tunables[t].def;
 	cmd->last_nonidle = ktime_get_ns();
 	hrtimer_init(&cmd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cmd->idle_timer.function = cfq_idle_timer_fn;
-	cfq_group_init(cmd, &cmd->root, NULL);
+	spin_lock_irq(&cmd->lock);	/* for the helpers' assertions */
+	cfq_group_init(cmd, &cmd->root, NULL, NULL);
+	spin_unlock_irq(&cmd->lock);
 
 	mutex_lock(&cfq_devices_lock);
 	list_add(&cmd->device_node, &cfq_devices);
@@ -1094,7 +1129,8 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	     cmd->in_driver);
 	cmd->idling = CFQ_IDLE_NONE;
 	cfq_group_expire(cmd, 0);
-	list_for_each_entry_safe(cfqd, tmp, &cmd->groups, node)
+	/* Children were made after their parents: unlink them first. */
+	list_for_each_entry_safe_reverse(cfqd, tmp, &cmd->groups, node)
 		cfq_group_unlink(cmd, cfqd);
 	leaked = list_count_nodes(&cmd->root.queues);
 	WARN(leaked || cmd->nr_groups != 1 ||
@@ -1226,8 +1262,8 @@ static int cfq_state_show(void *data, struct seq_file *m)
 		   cmd->sync_in_driver, cmd->nonidle_in_driver,
 		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
 	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nmax_weight %u\n",
-		   cmd->nr_groups, cmd->min_vdisktime, cmd->depth,
-		   cmd->max_weight);
+		   cmd->nr_groups, cmd->root.sched.min_vdisktime, cmd->depth,
+		   cmd->root.sched.max_weight);
 	seq_printf(m, "service_us near %llu/%u far %llu/%u seeks_free %d\n",
 		   div_u64(cmd->svc_mean[CFQ_SEEK_NEAR], NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SEEK_NEAR],
@@ -1238,6 +1274,18 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	return 0;
 }
 
+/* Where an entity is: waiting (on its level's tree), served, or idle. */
+static const char *cfq_entity_where(const struct cfq_entity *e)
+{
+	if (e->in->sched.active == e)
+		return "served";
+	if (e->tree == &e->in->sched.tree)
+		return "waiting";
+	if (e->tree)
+		return "waiting-idle";
+	return e->busy ? "lost" : "idle";
+}
+
 static int cfq_groups_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
@@ -1245,13 +1293,22 @@ static int cfq_groups_show(void *data, struct seq_file *m)
 	struct cfq_data *cfqd;
 
 	spin_lock_irq(&cmd->lock);
-	list_for_each_entry(cfqd, &cmd->groups, node)
-		seq_printf(m, "%s weight %u vdisktime %llu busy %d queued %u in_driver %u busy_rt %u busy_be %u busy_idle %u dispatched %llu service %llu turns %llu\n",
-			   cfqd->name, cfq_group_weight(cfqd), cfqd->vdisktime,
+	list_for_each_entry(cfqd, &cmd->groups, node) {
+		seq_printf(m, "%s parent %s weight %u vdisktime %llu busy %d queued %u in_driver %u busy_rt %u busy_be %u busy_idle %u dispatched %llu service %llu turns %llu",
+			   cfqd->name, cfqd->parent ? cfqd->parent->name : "-",
+			   cfq_group_weight(cfqd),
+			   cfqd->parent ? cfqd->ent.vdisktime :
+					  cfqd->self.vdisktime,
 			   !!cfqd->nr_queued, cfqd->nr_queued, cfqd->in_driver,
 			   cfqd->busy[CFQ_CLASS_RT], cfqd->busy[CFQ_CLASS_BE],
 			   cfqd->busy[CFQ_CLASS_IDLE], cfqd->dispatched,
 			   cfqd->service, cfqd->turns);
+		seq_printf(m, " own %s", cfq_entity_where(&cfqd->self));
+		if (cfqd->parent)
+			seq_printf(m, " in_parent %s",
+				   cfq_entity_where(&cfqd->ent));
+		seq_printf(m, " children_busy %u\n", cfqd->sched.nr_busy);
+	}
 	spin_unlock_irq(&cmd->lock);
 	return 0;
 }

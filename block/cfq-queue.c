@@ -198,19 +198,17 @@ static struct cfq_queue **cfq_async_slot(struct cfq_data *cfqd,
  */
 
 /*
- * @cfqq got its first request (@busy) or lost its last one.  A waiting
- * group whose work turns IDLE-class only, or no longer, changes trees.
+ * @cfqq got its first request (@busy) or lost its last one.  The caller
+ * tells the group layer (cfq_group_changed()) once the group's counts are
+ * all up to date.
  */
 static void cfq_queue_busy(struct cfq_data *cfqd, struct cfq_queue *cfqq,
 			   bool busy)
 {
-	bool idle_only = cfq_group_idle_only(cfqd);
 	int d = busy ? 1 : -1;
 
 	cfqd->busy[cfqq->ioclass] += d;
 	cfqd->busy_level[cfqq->ioclass][cfqq->ioprio] += d;
-	if (idle_only != cfq_group_idle_only(cfqd))
-		cfq_gst_requeue(cfqd->cmd, cfqd);
 }
 
 static bool cfq_rr_less(struct rb_node *a, const struct rb_node *b)
@@ -292,8 +290,10 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 		cfq_queue_busy(cfqd, cfqq, false);
 	cfqq->ioclass = ioclass;
 	cfqq->ioprio = level;
-	if (cfqq->queued)
+	if (cfqq->queued) {
 		cfq_queue_busy(cfqd, cfqq, true);
+		cfq_group_changed(cmd, cfqd);
+	}
 	if (on_rr)
 		cfq_rr_add(cmd, cfqq, now);
 }
@@ -424,8 +424,9 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 		cfq_queue_busy(cfqd, cfqq, true);
 	if (cfqq->cic)
 		WRITE_ONCE(cfqq->cic->sync_queued, cfqq->queued);
-	if (!cfqd->nr_queued++)
-		cfq_group_busy(cmd, cfqd);
+	if (!cfqd->nr_queued++ && cmd->active != cfqd)
+		cfqd->busy_since = now;		/* waits for a turn from now */
+	cfq_group_changed(cmd, cfqd);
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
 	cfq_rr_add(cmd, cfqq, now);
 }
@@ -454,7 +455,8 @@ static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 		cfq_rr_del(cmd, cfqq);
 	}
 	if (!--cfqd->nr_queued)
-		cfq_group_unbusy(cmd, cfqd);
+		cfqd->busy_since = 0;
+	cfq_group_changed(cmd, cfqd);
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
 }
 
@@ -469,22 +471,37 @@ static void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
 
 	cmd->events[CFQ_EV_IDLE_ARM]++;
 	cmd->idling = kind;
+	cmd->idle_start = now;
 	cmd->idle_deadline = now + delay;
 	hrtimer_start(&cmd->idle_timer, ns_to_ktime(delay), HRTIMER_MODE_REL);
 	cfq_log(cmd, "idle %d for %llu us", kind, div_u64(delay, 1000));
 }
 
 /*
+ * The device stops idling at @now: the time it was kept idle for the
+ * active group's queue or for the group goes to the group's cfq.stat.
+ */
+static void cfq_idle_end(struct cfq_meta_data *cmd, u64 now)
+{
+	struct cfq_data *cfqd = cmd->active;
+
+	if ((cmd->idling == CFQ_IDLE_QUEUE || cmd->idling == CFQ_IDLE_GROUP) &&
+	    cfqd && cfqd->stat && now > cmd->idle_start)
+		cfqd->stat->idle_ns += now - cmd->idle_start;
+	cmd->idling = CFQ_IDLE_NONE;
+}
+
+/*
  * Stop idling.  The timer callback may already be waiting for the lock;
  * it finds cmd->idling cleared (or a later deadline) and does nothing.
  */
-static void cfq_idle_cancel(struct cfq_meta_data *cmd)
+static void cfq_idle_cancel(struct cfq_meta_data *cmd, u64 now)
 {
 	lockdep_assert_held(&cmd->lock);
 
 	if (cmd->idling == CFQ_IDLE_NONE)
 		return;
-	cmd->idling = CFQ_IDLE_NONE;
+	cfq_idle_end(cmd, now);
 	hrtimer_try_to_cancel(&cmd->idle_timer);
 }
 
@@ -500,7 +517,7 @@ static void cfq_slice_expired(struct cfq_meta_data *cmd,
 		return;
 	cmd->events[CFQ_EV_SLICE_EXPIRE]++;
 	if (cmd->active == cfqd && cmd->idling == CFQ_IDLE_QUEUE)
-		cfq_idle_cancel(cmd);
+		cfq_idle_cancel(cmd, now);
 	cfq_log_cfqq(cmd, cfqq, "slice expired, %u dispatched",
 		     cfqq->slice_dispatch);
 	__clear_bit(CFQQ_SLICE_STARTED, &cfqq->flags);

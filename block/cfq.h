@@ -192,7 +192,7 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq);
 static void cfq_idle_arm(struct cfq_meta_data *cmd, enum cfq_idle_kind kind,
 			 u64 now, u64 delay);
-static void cfq_idle_cancel(struct cfq_meta_data *cmd);
+static void cfq_idle_cancel(struct cfq_meta_data *cmd, u64 now);
 static void cfq_slice_expired(struct cfq_meta_data *cmd,
 			      struct cfq_data *cfqd, u64 now);
 static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
@@ -204,30 +204,22 @@ static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 					 struct cfq_data *cfqd, u64 now,
 					 u64 gclock);
 
-/* cfq-group.c: the group service tree */
-static unsigned int cfq_ioprio_to_weight(unsigned int ioprio);
+/* cfq-group.c: the hierarchy of groups */
 static u64 cfq_vtime_charge(u64 service, unsigned int weight);
-static unsigned int cfq_tag_share(unsigned int depth, unsigned int weight,
-				  unsigned int max_weight, bool async);
 static bool cfq_vtime_before(u64 a, u64 b);
-
-static bool cfq_group_idle_only(const struct cfq_data *cfqd);
-static void cfq_gst_add(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-static void cfq_gst_del(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-static void cfq_gst_requeue(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-static struct cfq_data *cfq_gst_first(struct cfq_meta_data *cmd);
-static struct cfq_data *cfq_gst_next(struct cfq_data *cfqd);
-static void cfq_gst_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			   u64 service, unsigned int weight);
-static void cfq_gst_update_min(struct cfq_meta_data *cmd);
-
-/* cfq-group.c: groups, their lifetime and turns */
+static unsigned int cfq_tag_frac(unsigned int frac, unsigned int weight,
+				 unsigned int max_weight);
+static unsigned int cfq_tag_share(unsigned int depth, unsigned int frac,
+				  bool async);
+static void cfq_group_changed(struct cfq_meta_data *cmd,
+			      struct cfq_data *cfqd);
+static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			     u64 service);
 static unsigned int cfq_group_weight(struct cfq_data *cfqd);
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			   struct cgroup_subsys_state *css);
+			   struct cgroup_subsys_state *css,
+			   struct cfq_data *parent);
 static void cfq_group_get(struct cfq_data *cfqd);
-static void cfq_group_busy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
-static void cfq_group_unbusy(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static void cfq_group_put(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static struct cfq_data *cfq_group_lookup(struct cfq_meta_data *cmd,
 					 struct cgroup_subsys_state *css,
@@ -246,6 +238,8 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now);
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
+static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
+				       struct cgroup_subsys_state *css);
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static void cfq_group_try_reap(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd);

@@ -5,15 +5,17 @@
  *
  * Layers
  * ------
- * struct cfq_meta_data (one per device, the elevator instance) keeps the
- * busy groups on a service tree ordered by virtual disk time and picks the
- * group to serve; groups whose only work is of the IDLE class wait on a
- * tree of their own.  struct cfq_data (one per device x cgroup) runs
- * conventional per-task CFQ over its struct cfq_queue objects (one sync
- * queue per io_context, async queues per I/O class and level).  The cgroup
- * side is an adapter the scheduler calls (cfq_cgroup_*() below); it calls
- * into the scheduler once, when a group is removed, so that every device
- * frees that group's state (cfq_sched_cgroup_offline()).
+ * struct cfq_meta_data (one per device, the elevator instance) holds the
+ * hierarchy of groups and picks the group to serve.  struct cfq_data (one
+ * per device x cgroup, the cgroup hierarchy's shape) is a level of it:
+ * its child groups and its own queues compete on its service tree (struct
+ * cfq_sched) as entities (struct cfq_entity), by virtual disk time; and it
+ * runs conventional per-task CFQ over its own struct cfq_queue objects
+ * (one sync queue per io_context, async queues per I/O class and level).
+ * The cgroup side is an adapter the scheduler calls (cfq_cgroup_*()
+ * below); it calls into the scheduler once, when a group is removed, so
+ * that every device frees that group's state
+ * (cfq_sched_cgroup_offline()).
  *
  * Locking
  * -------
@@ -35,9 +37,12 @@
  * - has_work() reads cmd->nr_queued and cmd->waiting without the lock
  *   (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch attempt.
  *   bio_merge() reads cmd->nr_queued too; a stale zero costs a merge.
- * - The cgroup's ioprio is an atomic read; it may change at any time.  A
- *   cfq_data reads it into its weight when it is created and when its
- *   turn starts, so a change takes effect at the group's next turn.
+ * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
+ *   cfq_data reads it into its entities when it is created and when a
+ *   turn starts on its path, so a change takes effect then.
+ * - limit_depth() reads a group's path of weights without the lock, under
+ *   RCU: cfq_data is freed after a grace period, the weights and the
+ *   levels' max_weight are READ_ONCE/WRITE_ONCE.
  *
  * Lifetimes
  * ---------
@@ -49,11 +54,13 @@
  *   Freed, under cmd->lock, at zero.
  * - cfq_data: refcount_t.  One reference while it is linked on
  *   cmd->groups and cmd->group_xa (dropped when the group is reaped: at
- *   the cgroup's offline if it has no I/O left, else when its last request
- *   leaves the driver; or at elevator exit) and one per cfq_queue.  No
- *   group is created for a cgroup that is already being removed: its
- *   requests go to the root group.  The root group is embedded in
- *   cfq_meta_data and lives as long as it.
+ *   the cgroup's offline if it has no I/O left and no child group, else
+ *   when its last request leaves the driver or its last child is reaped;
+ *   or at elevator exit), one per cfq_queue and one per child group.  A
+ *   group's parents are made before it.  No group is made for a cgroup
+ *   that is already being removed: its requests go to its nearest
+ *   ancestor that has one.  The root group is embedded in cfq_meta_data
+ *   and lives as long as it.
  * - A cfq_data holds a css reference on its cgroup.  A request holds one
  *   from prepare_request until it is inserted, where its queue's group
  *   (which holds its own) takes over; a request freed without being
@@ -76,12 +83,39 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 
-/* cfq.ioprio of a group: 0 (highest) .. 7, default 4; weight = 8 - ioprio. */
-#define CFQ_GROUP_IOPRIO_DEFAULT	4
-#define CFQ_GROUP_WEIGHT_MAX		IOPRIO_NR_LEVELS
-/* The weight of the default priority: the unit of virtual disk time. */
-#define CFQ_GROUP_WEIGHT_DEFAULT	(CFQ_GROUP_WEIGHT_MAX - \
-					 CFQ_GROUP_IOPRIO_DEFAULT)
+/*
+ * Group weights (cfq.weight), as io.weight: 1..10000, default 100, the
+ * unit of virtual disk time.  The RFC's group priority p (cfq.ioprio,
+ * 0..7, default 4) is the weight 25 * (8 - p): 200, 100 and 25 for 0, 4
+ * and 7, the RFC's 8:4:1.
+ */
+#define CFQ_WEIGHT_MIN			1
+#define CFQ_WEIGHT_MAX			10000
+#define CFQ_WEIGHT_DEFAULT		100
+#define CFQ_WEIGHT_PER_IOPRIO		25
+/* The level of a task without an I/O priority of its own (nice 0). */
+#define CFQ_LEVEL_DEFAULT		4
+
+/* Directions, for statistics. */
+enum cfq_dir {
+	CFQ_READ,
+	CFQ_WRITE,
+	CFQ_NR_DIRS,
+};
+
+/*
+ * A group's statistics on one device (cfq.stat), kept by the cgroup and
+ * updated by that device's elevator under its lock; read without it.
+ */
+struct cfq_stat {
+	struct list_head	node;		/* cfq_cgroup's, RCU */
+	dev_t			dev;
+	u64			bytes[CFQ_NR_DIRS];	/* dispatched */
+	u64			ios[CFQ_NR_DIRS];
+	u64			service_ns;	/* device time attributed */
+	u64			wait_ns;	/* busy, waiting for a turn */
+	u64			idle_ns;	/* device kept idle for it */
+};
 
 /* I/O classes, in service order. */
 enum cfq_class {
@@ -151,6 +185,40 @@ enum cfq_idle_kind {
 struct cfq_data;
 struct cfq_io_cq;
 
+/*
+ * Something served from a group's service tree: a child group (its
+ * `ent`) or the group's own queues (its `self`).
+ */
+struct cfq_entity {
+	struct rb_node		rb_node;
+	/* While busy and not active: the tree of its level it waits on. */
+	struct rb_root_cached	*tree;
+	struct cfq_data		*cfqd;		/* whose entity this is */
+	struct cfq_data		*in;		/* whose tree it competes on */
+	u64			vdisktime;
+	unsigned int		weight;
+	bool			busy;		/* has requests below it */
+	bool			rtbe;		/* ... of the RT or BE class */
+};
+
+/*
+ * A level of the hierarchy: the entities of one group (its children and
+ * its own queues) compete here, by virtual disk time.
+ */
+struct cfq_sched {
+	struct rb_root_cached	tree;		/* waiting with RT/BE work */
+	struct rb_root_cached	idle_tree;	/* ... with IDLE work only */
+	u64			min_vdisktime;	/* the level's virtual time */
+	struct cfq_entity	*active;	/* served: off its tree */
+	/* Busy entities: count, with RT/BE work, weight sums, heaviest. */
+	unsigned int		nr_busy;
+	unsigned int		nr_busy_rtbe;
+	u64			weight_sum;
+	u64			weight_sq_sum;
+	unsigned int		max_weight;	/* READ_ONCE: limit_depth */
+	unsigned int		nr_max;
+};
+
 /* Flags of a cfq_queue (cfqq->flags bit numbers). */
 enum cfqq_flag {
 	CFQQ_ON_RR,		/* on its class's service tree */
@@ -203,18 +271,18 @@ struct cfq_data {
 	struct cgroup_subsys_state *css;	/* NULL for the root group */
 	char			name[32];	/* cgroup name when created */
 
-	/* Top layer. */
-	unsigned int		weight;		/* 8 - cfq.ioprio, see below */
-	/*
-	 * While busy and not the active group: on cmd->group_tree, or on
-	 * cmd->idle_tree if all its queued work is of the IDLE class.
-	 */
-	struct rb_node		rb_node;
-	struct rb_root_cached	*tree;		/* the tree it is on, or NULL */
+	/* Top layer: the hierarchy. */
+	struct cfq_data		*parent;	/* NULL for the root group */
+	struct cfq_entity	ent;		/* in the parent's tree */
+	struct cfq_entity	self;		/* its own queues, in sched */
+	struct cfq_sched	sched;		/* children and self compete */
+	unsigned int		nr_children;	/* linked child groups */
 	bool			linked;		/* on cmd->groups, group_xa */
-	u64			vdisktime;
 	u64			clock;		/* ns served, past turns */
 	u64			turn_start;	/* ns, when this turn began */
+	u64			busy_since;	/* ns, waiting with requests */
+	struct cfq_stat		*stat;		/* cfq.stat, or NULL */
+	struct rcu_head		rcu;		/* limit_depth reads under RCU */
 
 	/* Inner layer: per-task CFQ. */
 	struct rb_root_cached	service_tree[CFQ_NR_CLASSES];
@@ -240,18 +308,13 @@ struct cfq_meta_data {
 	struct request_queue	*queue;
 
 	struct list_head	dispatch;	/* at-head inserts, served first */
-	struct rb_root_cached	group_tree;	/* waiting groups by vdisktime */
-	struct rb_root_cached	idle_tree;	/* ... with IDLE-class work only */
-	u64			min_vdisktime;
-	struct cfq_data		*active;	/* group being served */
-	struct list_head	groups;		/* every cfq_data */
+	dev_t			dev;		/* the disk, for its weights */
+	struct cfq_data		*active;	/* group whose queues are served */
+	struct list_head	groups;		/* every cfq_data, parents first */
 	struct xarray		group_xa;	/* cfq_data by css id */
 	unsigned int		nr_groups;
-	/* Groups with requests queued: in all, by weight, weights present. */
-	unsigned int		nr_busy_groups;
-	unsigned int		busy_weight[CFQ_GROUP_WEIGHT_MAX + 1];
-	unsigned int		busy_weight_mask;	/* BIT(weight) */
-	struct cfq_data		root;
+	struct cfq_data		root;		/* the top of the hierarchy */
+	u64			idle_start;	/* ns, when idling began */
 	struct list_head	device_node;	/* cfq_devices, its own lock */
 
 	unsigned int		nr_queued;	/* in the scheduler; has_work */
@@ -283,8 +346,6 @@ struct cfq_meta_data {
 	/* Read by limit_depth without the lock (READ_ONCE/WRITE_ONCE). */
 	unsigned int		depth;		/* scheduler tags, whole device */
 	unsigned int		hctx_depth;	/* ... of one hardware queue */
-	unsigned int		max_weight;	/* heaviest busy group, or 0 */
-	unsigned int		min_weight;	/* lightest busy group, or 0 */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 
@@ -302,10 +363,12 @@ struct cfq_io_cq {
  * CONFIG_CFQ_CGROUP every task is in the root group.
  */
 #ifdef CONFIG_CFQ_CGROUP
-/* cfq.ioprio of a group; NULL is the root group. */
-unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css);
-/* cfq.ioprio of the current task's group, without taking a reference. */
-unsigned int cfq_cgroup_current_ioprio(void);
+/* The weight of a group (NULL: the root group) on device @dev. */
+unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css, dev_t dev);
+/* A group's statistics on @dev, made on first use; NULL without memory. */
+struct cfq_stat *cfq_cgroup_stat(struct cgroup_subsys_state *css, dev_t dev);
+/* The group a bio's I/O belongs to, referenced (NULL: the root group). */
+struct cgroup_subsys_state *cfq_cgroup_get_bio(struct bio *bio);
 void cfq_cgroup_name(struct cgroup_subsys_state *css, char *buf, size_t len);
 /* From the subsystem's css_offline: free the removed group's idle state. */
 void cfq_sched_cgroup_offline(struct cgroup_subsys_state *css);
@@ -328,6 +391,20 @@ static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
 	return css;
 }
 
+/* The cfq controller is on the unified hierarchy (cgroup v2). */
+static inline bool cfq_cgroup_on_dfl(void)
+{
+	return cgroup_subsys_on_dfl(cfq_cgrp_subsys);
+}
+
+/* The current task's group, unreferenced: under rcu_read_lock(). */
+static inline struct cgroup_subsys_state *cfq_cgroup_current(void)
+{
+	struct cgroup_subsys_state *css = task_css(current, cfq_cgrp_id);
+
+	return css->parent ? css : NULL;
+}
+
 static inline void cfq_cgroup_get(struct cgroup_subsys_state *css)
 {
 	if (css)
@@ -345,6 +422,13 @@ static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
 	return !css->parent;
 }
 
+/* The parent group; NULL if it is the root group. */
+static inline struct cgroup_subsys_state *
+cfq_cgroup_parent(struct cgroup_subsys_state *css)
+{
+	return css->parent && css->parent->parent ? css->parent : NULL;
+}
+
 /* The cgroup's id among the cfq cgroups: unique while @css is held. */
 static inline unsigned long cfq_cgroup_id(struct cgroup_subsys_state *css)
 {
@@ -357,7 +441,34 @@ static inline bool cfq_cgroup_is_dying(struct cgroup_subsys_state *css)
 	return css && css_is_dying(css);
 }
 #else
+static inline unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css,
+					     dev_t dev)
+{
+	return CFQ_WEIGHT_DEFAULT;
+}
+
+static inline struct cfq_stat *cfq_cgroup_stat(struct cgroup_subsys_state *css,
+					       dev_t dev)
+{
+	return NULL;
+}
+
+static inline struct cgroup_subsys_state *cfq_cgroup_get_bio(struct bio *bio)
+{
+	return NULL;
+}
+
 static inline struct cgroup_subsys_state *cfq_cgroup_get_current(void)
+{
+	return NULL;
+}
+
+static inline bool cfq_cgroup_on_dfl(void)
+{
+	return false;
+}
+
+static inline struct cgroup_subsys_state *cfq_cgroup_current(void)
 {
 	return NULL;
 }
@@ -370,19 +481,15 @@ static inline void cfq_cgroup_put(struct cgroup_subsys_state *css)
 {
 }
 
-static inline unsigned int cfq_cgroup_ioprio(struct cgroup_subsys_state *css)
-{
-	return CFQ_GROUP_IOPRIO_DEFAULT;
-}
-
-static inline unsigned int cfq_cgroup_current_ioprio(void)
-{
-	return CFQ_GROUP_IOPRIO_DEFAULT;
-}
-
 static inline bool cfq_cgroup_is_root(struct cgroup_subsys_state *css)
 {
 	return true;
+}
+
+static inline struct cgroup_subsys_state *
+cfq_cgroup_parent(struct cgroup_subsys_state *css)
+{
+	return NULL;
 }
 
 static inline unsigned long cfq_cgroup_id(struct cgroup_subsys_state *css)

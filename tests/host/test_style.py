@@ -25,6 +25,10 @@ KEPT_CHECKS = {
     # CFQ_ATTR(idx, name) defines a show and a store function, each
     # using idx; every use passes an enum cfq_tunable constant.
     ('block/cfq-iosched.c', 'MACRO_ARG_REUSE'),
+    # for_each_path_entity(cmd, cfqd, e) is a loop header, like the
+    # kernel's list_for_each_entry(): e is its cursor, assigned and tested
+    # by design; cmd and cfqd are plain pointers.
+    ('block/cfq-group.c', 'MACRO_ARG_REUSE'),
 }
 
 LINE = re.compile(r'^(?P<path>[^:]+):\d+: (?P<level>ERROR|WARNING|CHECK):'

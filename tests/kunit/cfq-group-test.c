@@ -1,45 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the group service tree of the cfq elevator.  Included at
+ * KUnit tests for the group hierarchy of the cfq elevator.  Included at
  * the end of block/cfq-group.c.
  */
 #include <kunit/test.h>
 
-static void cfq_test_weights(struct kunit *test)
-{
-	static const unsigned int want[IOPRIO_NR_LEVELS] = {
-		8, 7, 6, 5, 4, 3, 2, 1,
-	};
-	unsigned int p;
-
-	for (p = 0; p < IOPRIO_NR_LEVELS; p++)
-		KUNIT_EXPECT_EQ(test, cfq_ioprio_to_weight(p), want[p]);
-	KUNIT_EXPECT_EQ(test, CFQ_GROUP_WEIGHT_DEFAULT, 4);
-}
-
 static void cfq_test_charge(struct kunit *test)
 {
-	/* The default weight advances at wall speed; 8 at half, 1 at 4x. */
-	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 4), 1000ULL);
-	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 8), 500ULL);
-	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 1), 4000ULL);
+	/* The default weight advances at wall speed; 200 at half, 25 at 4x. */
+	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 100), 1000ULL);
+	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 200), 500ULL);
+	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(1000, 25), 4000ULL);
 	/* No overflow at the largest charge the elevator makes (seconds). */
 	KUNIT_EXPECT_EQ(test, cfq_vtime_charge(10ULL * NSEC_PER_SEC, 1),
-			40ULL * NSEC_PER_SEC);
+			1000ULL * NSEC_PER_SEC);
 }
 
 static void cfq_test_tag_share(struct kunit *test)
 {
+	unsigned int half = cfq_tag_frac(CFQ_TAG_ONE, 100, 200);
+	unsigned int eighth = cfq_tag_frac(CFQ_TAG_ONE, 25, 200);
+
 	/* Alone, or the heaviest: every tag for reads, 3/4 for writes. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 8, 8, false), 128U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 0, false), 128U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 4, true), 96U);
-	/* Under a weight-8 group: 4 -> half, 1 -> an eighth. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 4, 8, false), 64U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 1, 8, false), 16U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, 1, 8, true), 12U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_frac(CFQ_TAG_ONE, 200, 200), CFQ_TAG_ONE);
+	KUNIT_EXPECT_EQ(test, cfq_tag_frac(CFQ_TAG_ONE, 100, 0), CFQ_TAG_ONE);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, CFQ_TAG_ONE, false), 128U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, CFQ_TAG_ONE, true), 96U);
+	/* Under a weight-200 group: 100 -> half, 25 -> an eighth. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, half, false), 64U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, eighth, false), 16U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, eighth, true), 12U);
+	/* Level by level: half of a half. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, cfq_tag_frac(half, 50, 100),
+					    false), 32U);
 	/* Never zero. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(2, 1, 8, true), 1U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_share(2, eighth, true), 1U);
 }
 
 static void cfq_test_vtime_wrap(struct kunit *test)
@@ -50,203 +45,273 @@ static void cfq_test_vtime_wrap(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_vtime_before(5, U64_MAX - 10));
 }
 
-/* An empty device: its lock and an empty group tree. */
+/*
+ * A device with its root group of weight 100, outside any cgroup (the
+ * weights are set here, not read from cfq.weight).
+ */
 static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
 						  GFP_KERNEL);
+	struct cfq_data *root;
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	spin_lock_init(&cmd->lock);
-	cmd->group_tree = RB_ROOT_CACHED;
-	cmd->idle_tree = RB_ROOT_CACHED;
+	root = &cmd->root;
+	root->cmd = cmd;
+	root->sched.tree = RB_ROOT_CACHED;
+	root->sched.idle_tree = RB_ROOT_CACHED;
+	cfq_entity_init(&root->self, root, root);
+	root->self.weight = CFQ_WEIGHT_DEFAULT;
 	return cmd;
 }
 
-/* @n groups of the default weight, with BE work (as if busy). */
-static struct cfq_data *cfq_test_groups(struct kunit *test, int n)
+/* A group of @weight under @parent. */
+static struct cfq_data *cfq_test_group(struct kunit *test,
+				       struct cfq_data *parent,
+				       unsigned int weight)
 {
-	struct cfq_data *g = kunit_kcalloc(test, n, sizeof(*g), GFP_KERNEL);
-	int i;
+	struct cfq_data *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, g);
-	for (i = 0; i < n; i++) {
-		g[i].weight = CFQ_GROUP_WEIGHT_DEFAULT;
-		g[i].busy[CFQ_CLASS_BE] = 1;
-	}
+	g->cmd = parent->cmd;
+	g->parent = parent;
+	g->sched.tree = RB_ROOT_CACHED;
+	g->sched.idle_tree = RB_ROOT_CACHED;
+	cfq_entity_init(&g->self, g, g);
+	cfq_entity_init(&g->ent, g, parent);
+	g->self.weight = weight;
+	g->ent.weight = weight;
+	parent->nr_children++;
 	return g;
 }
 
-static void cfq_test_tree(struct kunit *test)
+/* Give @g's own queues work of @class (or take it away: -1). */
+static void cfq_test_work(struct cfq_meta_data *cmd, struct cfq_data *g,
+			  int class)
 {
-	struct cfq_meta_data *cmd;
-	struct cfq_data *g;
+	int c;
+
+	for (c = 0; c < CFQ_NR_CLASSES; c++)
+		g->busy[c] = c == class;
+	g->nr_queued = class >= 0;
+	cfq_group_changed(cmd, g);
+}
+
+/*
+ * Serve @n turns of 1 ms as the elevator picks them; count each group's
+ * turns in @served, by its index in @g.
+ */
+static void cfq_test_serve(struct kunit *test, struct cfq_meta_data *cmd,
+			   struct cfq_data **g, int ng, unsigned int *served,
+			   int n)
+{
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		struct cfq_data *p = cfq_group_pick(cmd, 1ULL << 40);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		for (k = 0; k < ng && g[k] != p; k++)
+			;
+		KUNIT_ASSERT_LT(test, k, ng);
+		served[k]++;
+		cfq_path_activate(cmd, p);
+		cfq_group_charge(cmd, p, NSEC_PER_MSEC);
+		cfq_path_deactivate(cmd, p);
+	}
+}
+
+/*
+ * Issue 16's hierarchy: A (200) with children A1 (100) and A2 (300),
+ * beside B (100): A1 16.7, A2 50, B 33.3 %.  Then with A2 idle, A1 takes
+ * A's whole 66.7 %.
+ */
+static void cfq_test_hierarchy(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *g[3];
+	unsigned int served[3] = {};
 	int i;
 
-	cmd = cfq_test_cmd(test);
-	g = cfq_test_groups(test, 3);
-	cmd->min_vdisktime = 1000;
-
+	g[0] = cfq_test_group(test, a, 100);		/* A1 */
+	g[1] = cfq_test_group(test, a, 300);		/* A2 */
+	g[2] = cfq_test_group(test, &cmd->root, 100);	/* B */
 	spin_lock_irq(&cmd->lock);
-	/* A newly busy group starts no lower than the minimum. */
-	g[0].vdisktime = 0;
-	g[1].vdisktime = 5000;
-	g[2].vdisktime = 3000;
 	for (i = 0; i < 3; i++)
-		cfq_gst_add(cmd, &g[i]);
-	KUNIT_EXPECT_EQ(test, g[0].vdisktime, 1000ULL);
-	KUNIT_EXPECT_PTR_EQ(test, cfq_gst_first(cmd), &g[0]);
-	KUNIT_EXPECT_PTR_EQ(test, cfq_gst_next(&g[0]), &g[2]);
+		cfq_test_work(cmd, g[i], CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, cmd->root.sched.nr_busy, 2U);
+	KUNIT_EXPECT_EQ(test, a->sched.nr_busy, 2U);
+	cfq_test_serve(test, cmd, g, 3, served, 1200);
+	KUNIT_EXPECT_LE(test, abs((int)served[0] - 200), 2);
+	KUNIT_EXPECT_LE(test, abs((int)served[1] - 600), 2);
+	KUNIT_EXPECT_LE(test, abs((int)served[2] - 400), 2);
 
-	/* Charging re-sorts: 3000 ns at weight 1 puts g0 at 13000. */
-	cfq_gst_charge(cmd, &g[0], 3000, 1);
-	KUNIT_EXPECT_EQ(test, g[0].vdisktime, 13000ULL);
-	KUNIT_EXPECT_PTR_EQ(test, cfq_gst_first(cmd), &g[2]);
-
-	/* The minimum follows the first group and never goes back. */
-	cfq_gst_update_min(cmd);
-	KUNIT_EXPECT_EQ(test, cmd->min_vdisktime, 3000ULL);
-	cfq_gst_del(cmd, &g[2]);
-	cfq_gst_del(cmd, &g[1]);
-	cfq_gst_update_min(cmd);
-	KUNIT_EXPECT_EQ(test, cmd->min_vdisktime, 13000ULL);
-	cfq_gst_del(cmd, &g[0]);
-	cfq_gst_update_min(cmd);
-	KUNIT_EXPECT_EQ(test, cmd->min_vdisktime, 13000ULL);
-	KUNIT_EXPECT_NULL(test, cfq_gst_first(cmd));
+	cfq_test_work(cmd, g[1], -1);
+	KUNIT_EXPECT_EQ(test, a->sched.nr_busy, 1U);
+	memset(served, 0, sizeof(served));
+	cfq_test_serve(test, cmd, g, 3, served, 1200);
+	KUNIT_EXPECT_EQ(test, served[1], 0U);
+	KUNIT_EXPECT_LE(test, abs((int)served[0] - 800), 2);
+	KUNIT_EXPECT_LE(test, abs((int)served[2] - 400), 2);
+	for (i = 0; i < 3; i++)
+		cfq_test_work(cmd, g[i], -1);
+	KUNIT_EXPECT_EQ(test, cmd->root.sched.nr_busy, 0U);
+	KUNIT_EXPECT_NULL(test, cfq_group_pick(cmd, 1ULL << 40));
 	spin_unlock_irq(&cmd->lock);
 }
 
 /*
- * Three always-busy groups at weights 8:4:1, each served in turn by
- * smallest vdisktime and charged 1 ms per turn: turns split 8:4:1.
+ * Three levels, five leaves, and a group's own queues beside its child:
+ * X (100) { X1 (100) { L1 (100), L2 (300) }, L3 (200) },
+ * Y (300) { own queues, L5 (100) }.  X gets 1/4, Y 3/4; X1 a third of X,
+ * L3 two thirds; L1 a quarter of X1, L2 three quarters; Y's own queues
+ * compete with L5 as one more child of Y's weight: 300 to 100.
  */
-static void cfq_test_shares(struct kunit *test)
+static void cfq_test_three_levels(struct kunit *test)
 {
-	static const unsigned int weight[3] = { 8, 4, 1 };
-	unsigned int served[3] = {}, i;
-	struct cfq_meta_data *cmd;
-	struct cfq_data *g;
+	/* Of 4800 turns: 1/48, 3/48, 8/48, 27/48 and 9/48. */
+	static const unsigned int want[5] = { 100, 300, 800, 2700, 900 };
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *x = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *y = cfq_test_group(test, &cmd->root, 300);
+	struct cfq_data *x1 = cfq_test_group(test, x, 100);
+	unsigned int served[5] = {};
+	struct cfq_data *g[5];
+	int i;
 
-	cmd = cfq_test_cmd(test);
-	g = cfq_test_groups(test, 3);
-
+	g[0] = cfq_test_group(test, x1, 100);
+	g[1] = cfq_test_group(test, x1, 300);
+	g[2] = cfq_test_group(test, x, 200);
+	g[3] = y;
+	g[4] = cfq_test_group(test, y, 100);
 	spin_lock_irq(&cmd->lock);
-	for (i = 0; i < 3; i++)
-		cfq_gst_add(cmd, &g[i]);
-	for (i = 0; i < 1300; i++) {
-		struct cfq_data *first = cfq_gst_first(cmd);
-		int idx = first - g;
-
-		served[idx]++;
-		cfq_gst_charge(cmd, first, NSEC_PER_MSEC, weight[idx]);
-	}
+	for (i = 0; i < 5; i++)
+		cfq_test_work(cmd, g[i], CFQ_CLASS_BE);
+	cfq_test_serve(test, cmd, g, 5, served, 4800);
 	spin_unlock_irq(&cmd->lock);
-	/* Exact up to the order of ties in the last round. */
-	KUNIT_EXPECT_LE(test, abs((int)served[0] - 800), 1);
-	KUNIT_EXPECT_LE(test, abs((int)served[1] - 400), 1);
-	KUNIT_EXPECT_LE(test, abs((int)served[2] - 100), 1);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_LE_MSG(test, abs((int)served[i] - (int)want[i]), 3,
+				    "leaf %d", i);
 }
 
 /*
- * The minimum follows the served group as it is charged, also while it
- * has the device to itself: a group that becomes busy after another ran
- * alone for a second starts where that one is, not where it started, so
+ * The minimum of a level follows its served entity as it is charged,
+ * also while that entity has the device to itself: a group that becomes
+ * busy after another ran alone for a second starts where that one is, so
  * it is owed nothing for the time it was not there.
  */
 static void cfq_test_min_follows_served(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_cmd(test);
-	struct cfq_data *g = cfq_test_groups(test, 2);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_sched *top = &cmd->root.sched;
 	int i;
 
 	spin_lock_irq(&cmd->lock);
-	cmd->active = &g[0];		/* alone: its turns renew in place */
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_path_activate(cmd, a);	/* alone: its turns renew in place */
 	for (i = 1; i <= 100; i++) {
-		cfq_gst_charge(cmd, &g[0], 10 * NSEC_PER_MSEC, 4);
-		KUNIT_EXPECT_EQ(test, cmd->min_vdisktime,
+		cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC);
+		KUNIT_EXPECT_EQ(test, top->min_vdisktime,
 				(u64)i * 10 * NSEC_PER_MSEC);
 	}
-	cfq_gst_add(cmd, &g[1]);
-	KUNIT_EXPECT_EQ(test, g[1].vdisktime, (u64)NSEC_PER_SEC);
-	/* From here on the two alternate: the newcomer is owed nothing. */
-	KUNIT_EXPECT_FALSE(test, cfq_vtime_before(g[1].vdisktime,
-						  g[0].vdisktime));
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, b->ent.vdisktime, (u64)NSEC_PER_SEC);
+	KUNIT_EXPECT_TRUE(test, cfq_others_waiting(cmd, a));
 	/* The waiting group holds the minimum once the served one passes. */
-	cfq_gst_charge(cmd, &g[0], 10 * NSEC_PER_MSEC, 4);
-	KUNIT_EXPECT_EQ(test, cmd->min_vdisktime, (u64)NSEC_PER_SEC);
-	cfq_gst_del(cmd, &g[1]);
-	cmd->active = NULL;
+	cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, top->min_vdisktime, (u64)NSEC_PER_SEC);
+	cfq_path_deactivate(cmd, a);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
 	spin_unlock_irq(&cmd->lock);
 }
 
 /*
- * A group with IDLE-class work only waits on a tree of its own: it is not
- * picked while others have work, so it must neither hold the minimum back
- * nor count as a group waiting for the device.  Once it has BE work it
- * joins the others, no earlier than the minimum.
+ * An entity with IDLE-class work only waits on a tree of its own: it is
+ * not picked while others have work, so it neither holds the minimum back
+ * nor counts as waiting for the device.  Once it has BE work it joins the
+ * others, no earlier than the minimum; the state carries up the levels.
  */
-static void cfq_test_idle_only_group(struct kunit *test)
+static void cfq_test_idle_only(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_cmd(test);
-	struct cfq_data *g = cfq_test_groups(test, 2);
-	struct cfq_data *idle = &g[1];
-
-	idle->busy[CFQ_CLASS_BE] = 0;
-	idle->busy[CFQ_CLASS_IDLE] = 1;
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *p = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *idle = cfq_test_group(test, p, 100);
 
 	spin_lock_irq(&cmd->lock);
-	cfq_gst_add(cmd, idle);
-	KUNIT_EXPECT_TRUE(test, idle->tree == &cmd->idle_tree);
-	KUNIT_EXPECT_NULL(test, cfq_gst_first(cmd));
-	cmd->active = &g[0];
-	KUNIT_EXPECT_FALSE(test, cfq_others_waiting(cmd, &g[0]));
-	cfq_gst_charge(cmd, &g[0], 5 * NSEC_PER_MSEC, 4);
-	KUNIT_EXPECT_EQ(test, cmd->min_vdisktime, 5 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, idle->vdisktime, 0ULL);
+	cfq_test_work(cmd, idle, CFQ_CLASS_IDLE);
+	KUNIT_EXPECT_TRUE(test, p->ent.tree == &cmd->root.sched.idle_tree);
+	KUNIT_EXPECT_FALSE(test, p->ent.rtbe);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_path_activate(cmd, a);
+	KUNIT_EXPECT_FALSE(test, cfq_others_waiting(cmd, a));
+	cfq_group_charge(cmd, a, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cmd->root.sched.min_vdisktime,
+			5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, p->ent.vdisktime, 0ULL);
 
-	/* A BE request: it moves over and competes from the minimum. */
-	idle->busy[CFQ_CLASS_BE] = 1;
-	cfq_gst_requeue(cmd, idle);
-	KUNIT_EXPECT_TRUE(test, idle->tree == &cmd->group_tree);
-	KUNIT_EXPECT_EQ(test, idle->vdisktime, 5 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_TRUE(test, cfq_others_waiting(cmd, &g[0]));
+	/* A BE request below p: p moves over and competes from the minimum. */
+	cfq_test_work(cmd, idle, CFQ_CLASS_BE);
+	KUNIT_EXPECT_TRUE(test, p->ent.tree == &cmd->root.sched.tree);
+	KUNIT_EXPECT_EQ(test, p->ent.vdisktime, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, cfq_others_waiting(cmd, a));
 	/* ... and back when only IDLE work is left. */
-	idle->busy[CFQ_CLASS_BE] = 0;
-	cfq_gst_requeue(cmd, idle);
-	KUNIT_EXPECT_TRUE(test, idle->tree == &cmd->idle_tree);
-	KUNIT_EXPECT_FALSE(test, cfq_others_waiting(cmd, &g[0]));
-	cfq_gst_del(cmd, idle);
-	KUNIT_EXPECT_NULL(test, idle->tree);
-	cmd->active = NULL;
+	cfq_test_work(cmd, idle, CFQ_CLASS_IDLE);
+	KUNIT_EXPECT_TRUE(test, p->ent.tree == &cmd->root.sched.idle_tree);
+	KUNIT_EXPECT_FALSE(test, cfq_others_waiting(cmd, a));
+	cfq_path_deactivate(cmd, a);
+	/* Picked only once the device may serve the IDLE class. */
+	cfq_test_work(cmd, a, -1);
+	cmd->last_nonidle = 1ULL << 40;
+	KUNIT_EXPECT_NULL(test, cfq_group_pick(cmd, 1ULL << 40));
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 41), idle);
+	cfq_test_work(cmd, idle, -1);
+	KUNIT_EXPECT_NULL(test, p->ent.tree);
+	KUNIT_EXPECT_FALSE(test, p->ent.busy);
 	spin_unlock_irq(&cmd->lock);
 }
 
-/* Busy groups are counted by weight: equals and extremes in O(1). */
-static void cfq_test_busy_weights(struct kunit *test)
+/* Busy weights per level: all equal, and the heaviest, in O(1). */
+static void cfq_test_level_weights(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_cmd(test);
-	struct cfq_data *g = cfq_test_groups(test, 3);
+	struct cfq_data *g[3];
+	struct cfq_sched *top = &cmd->root.sched;
+	int i;
 
-	g[2].weight = 8;
+	g[0] = cfq_test_group(test, &cmd->root, 100);
+	g[1] = cfq_test_group(test, &cmd->root, 100);
+	g[2] = cfq_test_group(test, &cmd->root, 200);
 	spin_lock_irq(&cmd->lock);
-	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, &g[0]));
-	cfq_group_count_busy(cmd, &g[0], 1);
-	cfq_group_count_busy(cmd, &g[1], 1);
-	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, &g[0]));
-	KUNIT_EXPECT_EQ(test, cmd->max_weight, 4U);
-	cfq_group_count_busy(cmd, &g[2], 1);
-	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, &g[0]));
-	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, &g[2]));
-	KUNIT_EXPECT_EQ(test, cmd->max_weight, 8U);
-	KUNIT_EXPECT_EQ(test, cmd->min_weight, 4U);
-	cfq_group_count_busy(cmd, &g[0], -1);
-	cfq_group_count_busy(cmd, &g[1], -1);
-	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, &g[2]));
-	KUNIT_EXPECT_EQ(test, cmd->min_weight, 8U);
-	cfq_group_count_busy(cmd, &g[2], -1);
-	KUNIT_EXPECT_EQ(test, cmd->max_weight, 0U);
-	KUNIT_EXPECT_EQ(test, cmd->nr_busy_groups, 0U);
+	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, g[0]));
+	cfq_test_work(cmd, g[0], CFQ_CLASS_BE);
+	cfq_test_work(cmd, g[1], CFQ_CLASS_BE);
+	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, g[0]));
+	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, g[2]));
+	KUNIT_EXPECT_EQ(test, top->max_weight, 100U);
+	cfq_test_work(cmd, g[2], CFQ_CLASS_BE);
+	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, g[0]));
+	KUNIT_EXPECT_EQ(test, top->max_weight, 200U);
+	/* The heaviest leaves: found again among the rest. */
+	cfq_test_work(cmd, g[2], -1);
+	KUNIT_EXPECT_EQ(test, top->max_weight, 100U);
+	KUNIT_EXPECT_EQ(test, top->nr_max, 2U);
+	/* A weight change of a busy entity moves its counts. */
+	cfq_entity_set_weight(&g[1]->ent, 300);
+	KUNIT_EXPECT_EQ(test, top->max_weight, 300U);
+	KUNIT_EXPECT_EQ(test, top->weight_sum, 400ULL);
+	KUNIT_EXPECT_EQ(test, cfq_group_tag_frac(cmd, NULL),
+			CFQ_TAG_ONE * 100 / 300);
+	for (i = 0; i < 3; i++)
+		cfq_test_work(cmd, g[i], -1);
+	KUNIT_EXPECT_EQ(test, top->max_weight, 0U);
+	KUNIT_EXPECT_EQ(test, top->weight_sum, 0ULL);
 	spin_unlock_irq(&cmd->lock);
 }
 
@@ -265,15 +330,14 @@ static void cfq_test_clock(struct kunit *test)
 }
 
 static struct kunit_case cfq_group_cases[] = {
-	KUNIT_CASE(cfq_test_weights),
 	KUNIT_CASE(cfq_test_charge),
 	KUNIT_CASE(cfq_test_tag_share),
 	KUNIT_CASE(cfq_test_vtime_wrap),
-	KUNIT_CASE(cfq_test_tree),
-	KUNIT_CASE(cfq_test_shares),
+	KUNIT_CASE(cfq_test_hierarchy),
+	KUNIT_CASE(cfq_test_three_levels),
 	KUNIT_CASE(cfq_test_min_follows_served),
-	KUNIT_CASE(cfq_test_idle_only_group),
-	KUNIT_CASE(cfq_test_busy_weights),
+	KUNIT_CASE(cfq_test_idle_only),
+	KUNIT_CASE(cfq_test_level_weights),
 	KUNIT_CASE(cfq_test_clock),
 	{}
 };
