@@ -6,6 +6,7 @@
 #   make stress  the stress matrix on the debug kernel, 60 s per case
 #   make bench   the full peer matrix; report into docs/results/
 #   make dynamic fairness over time, every peer; into docs/results/dynamic/
+#   make bench-v2 cgroup v2, hierarchy, attribution; into docs/results/v2/
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -25,7 +26,11 @@ STRESS_SECS ?= 60
 DYNAMIC_RUNS ?= 1
 DYNAMIC_ARGS ?= --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq
 
-.PHONY: all deps tree apply kernel demo check unit stress bench dynamic
+# `make bench-v2`: cgroup v2 and the hierarchy (issue 16), 3 runs.
+V2_PEERS := --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq --peer cfq-v2
+
+.PHONY: all deps tree apply kernel demo check unit stress bench dynamic \
+	bench-v2
 
 all: check
 
@@ -63,3 +68,10 @@ bench: deps
 dynamic: deps
 	scripts/bench.sh --dynamic $(CACHE)/results/dynamic \
 		--runs $(DYNAMIC_RUNS) --report docs/results/dynamic $(DYNAMIC_ARGS)
+
+bench-v2: deps
+	scripts/bench.sh $(CACHE)/results/bench-v2 --runs 3 \
+		--runtime $(BENCH_RUNTIME) --exp rfc-test1 --exp rfc-test2 \
+		--exp hierarchy $(V2_PEERS) --report docs/results/v2
+	scripts/bench.sh --attribution $(CACHE)/results/attribution --runs 3 \
+		$(V2_PEERS) --report docs/results/v2/attribution

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the lean test kernel and run fairness experiments in one boot.
-# Usage: scripts/bench.sh [--dynamic] OUTDIR [harness options...]
+# Usage: scripts/bench.sh [--dynamic|--attribution] OUTDIR [options...]
 # (see tests/harness/bench.py: --exp, --profile, --peer, --runs, ...;
-# with --dynamic, the fairness-over-time cases of tests/harness/dynamic.py)
+# with --dynamic, the fairness-over-time cases of tests/harness/dynamic.py;
+# with --attribution, the writeback and loop cases of harness/attribution.py)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 harness=harness.bench
-if [ "${1:-}" = --dynamic ]; then
-	harness=harness.dynamic
-	shift
-fi
-out=${1:?usage: bench.sh [--dynamic] OUTDIR [options]}
+case ${1:-} in
+--dynamic) harness=harness.dynamic && shift ;;
+--attribution) harness=harness.attribution && shift ;;
+esac
+out=${1:?usage: bench.sh [--dynamic|--attribution] OUTDIR [options]}
 shift
 kernel=$("$REPO/scripts/build.sh" lean)
 cd "$REPO/tests"

@@ -7,7 +7,7 @@ pkgs=(
 	build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod
 	xz-utils ccache quilt sparse linux-source-6.12
 	qemu-system-x86 busybox-static fio util-linux blktrace cgroup-tools
-	fdisk python3 python3-pytest python3-matplotlib
+	fdisk e2fsprogs python3 python3-pytest python3-matplotlib
 )
 
 missing=()

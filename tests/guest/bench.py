@@ -35,40 +35,55 @@ SETTLE_S = 1.0
 IOPRIO_CLASS = {'rt': 1, 'be': 2, 'idle': 3}
 
 
-def mount_cfq_hierarchy():
-    """The cfq cgroup v1 hierarchy, mounted as the RFC does."""
-    if os.path.ismount(CFQ_CG):
-        return
-    os.makedirs(CFQ_CG, exist_ok=True)
-    subprocess.run(['mount', '-t', 'cgroup', '-o', 'cfq', 'cfq', CFQ_CG],
-                   check=True)
+def v1_path(path):
+    """A group's place in the RFC's cfq hierarchy: its top-level name
+    prefixed, under the root as the RFC's groups are."""
+    return f'{CFQ_CG}/bench-{path}'
 
 
-def setup_cgroups(case, peer):
-    """One group per case group: a v2 cgroup (io.bfq.weight for bfq) and,
-    for cfq, a v1 cfq cgroup with cfq.ioprio.  Returns, per group, the
-    files a shell writes its pid to, to join the group."""
+def setup_cgroups(case, peer, controllers=()):
+    """The case's groups (a tree, or side by side), on cgroup v2 for
+    every peer (with io.bfq.weight for bfq, cfq.weight for cfq-v2) and,
+    for cfq, in the RFC's v1 hierarchy too (cfq.ioprio, or cfq.weight
+    where the case gives weights).  v2 controllers are enabled below
+    every group that has children and no tasks of its own (cgroup v2
+    allows no more), with any further `controllers` (e.g. memory, which
+    cgroup writeback needs).  Returns, per group with tasks, the files a
+    shell writes its pid to, to join the group."""
     teardown_cgroups()
-    devices.write(f'{CG2}/cgroup.subtree_control', '+io')
+    kind = peer['group']
+    if kind == 'cfq':
+        devices.cfq_on_v1()
+    elif kind == 'cfq-v2':
+        devices.cfq_on_v2()
+    extra = ''.join(f' +{c}' for c in controllers)
+    ctl = ('+io +cfq' if kind == 'cfq-v2' else '+io') + extra
+    devices.write(f'{CG2}/cgroup.subtree_control', '+io' + extra)
     os.mkdir(BENCH_CG)
-    devices.write(f'{BENCH_CG}/cgroup.subtree_control', '+io')
-    if peer['group'] == 'cfq':
-        mount_cfq_hierarchy()
-    joins = []
-    for g in case.groups:
-        path = f'{BENCH_CG}/{g.name}'
-        os.mkdir(path)
-        join = [f'{path}/cgroup.procs']
-        if peer['group'] == 'bfq':
-            devices.write(f'{path}/io.bfq.weight',
-                          shares.bfq_weight(g.ioprio))
-        if peer['group'] == 'cfq':
-            v1 = f'{CFQ_CG}/bench-{g.name}'
+    devices.write(f'{BENCH_CG}/cgroup.subtree_control', ctl)
+    joins = {}
+    for path, weight, ioprio, own in case.nodes():
+        v2 = f'{BENCH_CG}/{path}'
+        os.mkdir(v2)
+        if case.has_children(path) and not own:
+            devices.write(f'{v2}/cgroup.subtree_control', ctl)
+        join = [f'{v2}/cgroup.procs']
+        if kind == 'bfq':
+            devices.write(f'{v2}/io.bfq.weight', weight if weight else
+                          shares.bfq_weight(ioprio))
+        elif kind == 'cfq-v2':
+            devices.write(f'{v2}/cfq.weight', weight if weight else
+                          shares.cfq_weight(ioprio))
+        elif kind == 'cfq':
+            v1 = v1_path(path)
             os.mkdir(v1)
-            devices.write(f'{v1}/cfq.ioprio', g.ioprio)
+            if weight:
+                devices.write(f'{v1}/cfq.weight', weight)
+            else:
+                devices.write(f'{v1}/cfq.ioprio', ioprio)
             join.append(f'{v1}/tasks')
-        joins.append(join)
-    return joins
+        joins[path] = join
+    return [joins[g.path] for g in case.groups]
 
 
 def make_extra_groups(case, peer, dev):
@@ -99,14 +114,14 @@ def make_extra_groups(case, peer, dev):
 
 
 def teardown_cgroups():
+    """Remove the bench's groups, deepest first (their tasks are gone)."""
     dirs = []
     if os.path.isdir(BENCH_CG):
-        dirs += [f'{BENCH_CG}/{n}' for n in os.listdir(BENCH_CG)
-                 if os.path.isdir(f'{BENCH_CG}/{n}')] + [BENCH_CG]
+        dirs += [d for d, _, _ in os.walk(BENCH_CG)]
     if os.path.ismount(CFQ_CG):
-        dirs += [f'{CFQ_CG}/{n}' for n in os.listdir(CFQ_CG)
-                 if n.startswith('bench-')]
-    for d in dirs:
+        dirs += [d for n in os.listdir(CFQ_CG) if n.startswith('bench-')
+                 for d, _, _ in os.walk(f'{CFQ_CG}/{n}')]
+    for d in sorted(dirs, key=lambda d: -d.count('/')):
         os.rmdir(d)
 
 
@@ -322,8 +337,7 @@ def main():
 
     profiles = experiments.load_toml('profiles.toml')
     peers = experiments.load_toml('peers.toml')
-    peer_names = args.peer or [p for p in peers
-                                if not peers[p].get('ablation')]
+    peer_names = args.peer or experiments.default_peers(peers)
     cases = experiments.load_all(args.exp or None, args.scale, args.quick,
                                  args.case or None)
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
@@ -338,6 +352,8 @@ def main():
         for case in todo:
             for run in range(1, args.runs + 1):
                 for peer_name in experiments.peer_order(peer_names, run):
+                    if case.peers and peer_name not in case.peers:
+                        continue
                     out = (f'{args.out}/{case.exp}/{case.name}/{pname}/'
                            f'{peer_name}/r{run}')
                     t0 = time.monotonic()

@@ -134,3 +134,59 @@ def make_device(name, prof):
     if prof['kind'] == 'scsi_debug':
         return make_scsi_debug(prof)
     raise ValueError(f'unknown device kind {prof["kind"]}')
+
+
+# ---------------------------------------------------------------------
+# The cfq cgroup controller is bound to one hierarchy at a time: the v1
+# hierarchy the RFC mounts, or the unified (v2) one.
+
+CG2 = '/sys/fs/cgroup'
+CFQ_V1 = '/dev/cgroup'
+
+
+def _remove_tree(top, tasks_file, root_tasks):
+    """rmdir every cgroup below top, deepest first, moving their tasks
+    to root_tasks first."""
+    for d, subdirs, _ in sorted(os.walk(top), key=lambda w: -w[0].count('/')):
+        if d == top:
+            continue
+        for pid in read(f'{d}/{tasks_file}').split():
+            try:
+                write(root_tasks, pid)
+            except OSError:
+                pass	# exited meanwhile
+        os.rmdir(d)
+
+
+def cfq_on_v1():
+    """The RFC's cfq hierarchy at /dev/cgroup.  cfq must not be enabled
+    anywhere on v2 for the mount to take it (EBUSY otherwise)."""
+    if os.path.ismount(CFQ_V1):
+        return CFQ_V1
+    for d, _, files in os.walk(CG2, topdown=False):	# children first
+        if 'cgroup.subtree_control' in files and \
+                'cfq' in read(f'{d}/cgroup.subtree_control').split():
+            write(f'{d}/cgroup.subtree_control', '-cfq')
+    os.makedirs(CFQ_V1, exist_ok=True)
+    end = time.monotonic() + 10
+    while subprocess.run(['mount', '-t', 'cgroup', '-o', 'cfq', 'cfq',
+                          CFQ_V1], stderr=subprocess.DEVNULL).returncode:
+        if time.monotonic() > end:
+            raise RuntimeError('mount -t cgroup -o cfq keeps failing')
+        time.sleep(0.1)
+    return CFQ_V1
+
+
+def cfq_on_v2():
+    """cfq enabled in the v2 root's subtree_control.  A v1 cfq hierarchy
+    goes first: its groups removed, unmounted; the kernel gives the
+    controller back to v2 once that hierarchy is gone (asynchronously)."""
+    if os.path.ismount(CFQ_V1):
+        _remove_tree(CFQ_V1, 'tasks', f'{CFQ_V1}/tasks')
+        subprocess.run(['umount', CFQ_V1], check=True)
+    end = time.monotonic() + 10
+    while 'cfq' not in read(f'{CG2}/cgroup.controllers').split():
+        if time.monotonic() > end:
+            raise RuntimeError('cfq did not come back to cgroup v2')
+        time.sleep(0.1)
+    write(f'{CG2}/cgroup.subtree_control', '+cfq')

@@ -223,8 +223,7 @@ def main():
 
     profiles = experiments.load_toml('profiles.toml')
     peers = experiments.load_toml('peers.toml')
-    peer_names = args.peer or [p for p in peers
-                               if not peers[p].get('ablation')]
+    peer_names = args.peer or experiments.default_peers(peers)
     cases = dynamic.load(args.quick, args.case or None)
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
                                     key=list(profiles).index)

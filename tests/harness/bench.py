@@ -43,15 +43,15 @@ def plan(args):
                                  args.case or None)
     profiles = experiments.load_toml('profiles.toml')
     all_peers = experiments.load_toml('peers.toml')
-    peers = args.peer or [p for p in all_peers
-                          if not all_peers[p].get('ablation')]
+    peers = args.peer or experiments.default_peers(all_peers)
     runs = 0
     append = []
     for c in cases:
         for p in c.profiles:
             if args.profile and p not in args.profile:
                 continue
-            runs += len(peers) * args.runs
+            runs += len([q for q in peers if not c.peers or q in c.peers]
+                        ) * args.runs
             if profiles[p]['kind'] == 'scsi_debug':
                 args_p = scsi_debug_args(profiles[p])
                 if append and append != args_p:

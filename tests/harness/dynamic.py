@@ -427,8 +427,7 @@ def main(argv=None):
         ap.error('--kernel and --out (or --report-only)')
     cases = load(args.quick, args.case or None)
     all_peers = experiments.load_toml('peers.toml')
-    peers = args.peer or [p for p in all_peers
-                          if not all_peers[p].get('ablation')]
+    peers = args.peer or experiments.default_peers(all_peers)
     secs = sum(c.duration + OVERHEAD_S
                for c in cases for p in c.profiles
                if not args.profile or p in args.profile)

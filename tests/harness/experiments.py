@@ -59,6 +59,28 @@ class Group:
     name: str
     ioprio: int
     tasks: list = field(default_factory=list)
+    # Where the group sits ("A/A1"; its name when flat) and its weight
+    # when given as one (cfq.weight, io.bfq.weight) rather than as a
+    # cfq.ioprio.
+    path: str = None
+    weight: int = None
+
+    def __post_init__(self):
+        if self.path is None:
+            self.path = self.name
+
+    def label(self):
+        if self.weight is not None:
+            return f'{self.path} w{self.weight}'
+        return f'{self.name} p{self.ioprio}'
+
+
+@dataclass
+class Node:
+    """A group of a tree case that has no tasks of its own: a parent of
+    others, or an idle leaf."""
+    path: str
+    weight: int
 
 
 def group_ionice(group):
@@ -91,6 +113,20 @@ class Case:
     # Groups made beside the case's, each having done one read on the
     # device (so each has scheduler state there), idle while measured.
     extra_groups: int = 0
+    # Tree cases: the groups without tasks (Node), parents first.
+    inner: list = field(default_factory=list)
+    # Only these peers can run the case (None: all).
+    peers: list = None
+
+    def nodes(self):
+        """Every group of the case, parents before children: (path,
+        weight or None, ioprio or None, has tasks)."""
+        out = [(n.path, n.weight, None, False) for n in self.inner]
+        out += [(g.path, g.weight, g.ioprio, True) for g in self.groups]
+        return sorted(out, key=lambda n: n[0].count('/'))
+
+    def has_children(self, path):
+        return any(p.startswith(path + '/') for p, *_ in self.nodes())
 
     @property
     def key(self):
@@ -99,8 +135,7 @@ class Case:
     def units(self):
         """(label, group index, task index or None) per share unit."""
         if self.by == 'group':
-            return [(f'{g.name} p{g.ioprio}', i, None)
-                    for i, g in enumerate(self.groups)]
+            return [(g.label(), i, None) for i, g in enumerate(self.groups)]
         return [(f'{g.name}/{t.label()}', i, j)
                 for i, g in enumerate(self.groups)
                 for j, t in enumerate(g.tasks)]
@@ -127,6 +162,10 @@ def _task(spec, scale):
 
 def default_target(case):
     """Target shares in percent for a case without an explicit one."""
+    if case.inner or any('/' in g.path for g in case.groups):
+        got = shares.tree_shares({p: (w, own) for p, w, _, own
+                                  in case.nodes()})
+        return [got[g.path] for g in case.groups]
     if case.by == 'group':
         return shares.percentages(
             [shares.group_weight(g.ioprio) for g in case.groups])
@@ -141,29 +180,60 @@ def default_target(case):
     return shares.percentages(weights)
 
 
+def _flat(c, doc, key, scale):
+    """Groups side by side, each given by its cfq.ioprio."""
+    prios = c.get('groups', doc.get('groups'))
+    per_group = [c['each']] * len(prios) if 'each' in c else c['tasks']
+    if len(per_group) != len(prios):
+        raise ValueError(f'{key}: {len(prios)} groups but '
+                         f'{len(per_group)} task lists')
+    return [Group(f'g{i + 1}', p, [_task(t, scale) for t in ts])
+            for i, (p, ts) in enumerate(zip(prios, per_group))]
+
+
+def _tree(c, key, scale):
+    """A tree of groups: {path, weight, tasks?} each, parents before
+    children; those with tasks are the units, the others inner Nodes."""
+    groups, inner, seen = [], [], set()
+    for spec in c['tree']:
+        bad = set(spec) - {'path', 'weight', 'tasks'}
+        if bad:
+            raise ValueError(f'{key}: unknown tree keys {sorted(bad)}')
+        path, weight = spec['path'], int(spec['weight'])
+        parent = path.rpartition('/')[0]
+        if parent and parent not in seen:
+            raise ValueError(f'{key}: {path} before its parent')
+        if not 1 <= weight <= 1000:
+            raise ValueError(f'{key}: {path}: weight {weight} not in '
+                             '1..1000 (io.bfq.weight\'s range)')
+        seen.add(path)
+        if spec.get('tasks'):
+            groups.append(Group(f'g{len(groups) + 1}', None,
+                                [_task(t, scale) for t in spec['tasks']],
+                                path, weight))
+        else:
+            inner.append(Node(path, weight))
+    return groups, inner
+
+
 def load_file(path, scale=1.0):
     with open(path, 'rb') as f:
         doc = tomllib.load(f)
     exp = os.path.splitext(os.path.basename(path))[0]
     cases = []
     for c in doc['cases']:
-        prios = c.get('groups', doc.get('groups'))
-        if 'each' in c:
-            per_group = [c['each']] * len(prios)
+        if 'tree' in c:
+            groups, inner = _tree(c, f'{exp}/{c["name"]}', scale)
         else:
-            per_group = c['tasks']
-        if len(per_group) != len(prios):
-            raise ValueError(f'{exp}/{c["name"]}: {len(prios)} groups but '
-                             f'{len(per_group)} task lists')
-        groups = [Group(f'g{i + 1}', p, [_task(t, scale) for t in ts])
-                  for i, (p, ts) in enumerate(zip(prios, per_group))]
+            groups, inner = _flat(c, doc, f'{exp}/{c["name"]}', scale), []
         case = Case(exp=exp, name=c['name'], title=doc['title'],
                     profiles=list(c.get('profiles', doc['profiles'])),
                     groups=groups, by=c.get('by', 'group'),
                     partitions=doc.get('partitions', False),
                     quick=c.get('quick', False), target=c.get('target'),
                     count=doc.get('count', 'log'),
-                    extra_groups=int(c.get('extra_groups', 0)))
+                    extra_groups=int(c.get('extra_groups', 0)),
+                    inner=inner, peers=c.get('peers'))
         if case.count not in ('log', 'total'):
             raise ValueError(f'{case.key}: count must be log or total')
         if case.by not in ('group', 'task'):
@@ -191,6 +261,13 @@ def load_all(names=None, scale=1.0, quick=False, case_names=None):
                   if (c.quick or not quick) and
                   (not case_names or c.name in case_names)]
     return cases
+
+
+def default_peers(peers):
+    """The peers measured unless others are named: all but ablations and
+    those marked on_request."""
+    return [p for p in peers if not peers[p].get('ablation') and
+            not peers[p].get('on_request')]
 
 
 def peer_order(peers, run):

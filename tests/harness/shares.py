@@ -25,6 +25,12 @@ def bfq_weight(ioprio):
     return 100 * group_weight(ioprio)
 
 
+def cfq_weight(ioprio):
+    """The cfq.weight a cfq.ioprio stands for: 25 x (8 - p), so 0/4/7
+    are 200/100/25 and 4 is the default weight 100."""
+    return 25 * group_weight(ioprio)
+
+
 def be_slice_ms(level, base=SLICE_SYNC_MS):
     """CFQ's best-effort slice length for a task priority level."""
     if not 0 <= level < IOPRIO_LEVELS:
@@ -50,3 +56,35 @@ def error_points(shares, targets):
 def mean(values):
     values = list(values)
     return sum(values) / len(values) if values else 0.0
+
+
+def tree_shares(nodes):
+    """Target shares (%) of a tree of groups, as io.weight defines them:
+    at every level, each busy entity gets its weight over the busy
+    entities' weights, a group's own tasks counting as one more entity
+    of the group's weight beside its children.  nodes: {path: (weight,
+    has own tasks)}, paths like "A/A1".  Returns {path: share} for the
+    groups with tasks."""
+    children = {}
+    for path in nodes:
+        children.setdefault(path.rpartition('/')[0], []).append(path)
+
+    def busy(path):
+        return nodes[path][1] or any(busy(c) for c in children.get(path, ()))
+
+    out = {}
+
+    def share(parent, amount):
+        ents = [(c, nodes[c][0], False) for c in children.get(parent, ())
+                if busy(c)]
+        if parent and nodes[parent][1]:
+            ents.append((parent, nodes[parent][0], True))
+        total = sum(w for _, w, _ in ents)
+        for path, w, own in ents:
+            if own:
+                out[path] = amount * w / total
+            else:
+                share(path, amount * w / total)
+
+    share('', 100.0)
+    return out

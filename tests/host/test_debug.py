@@ -21,7 +21,7 @@ FUNCTIONAL = ['env', 'kunit', 'cfq-tunables', 'cfq-debugfs', 'cfq-hwqueues',
               'cfq-switch', 'cfq-cgroup-files', 'cfq-groups', 'cfq-reap',
               'bad-input']
 STRESS = ['stress-switch', 'stress-churn', 'stress-procs', 'stress-remove',
-          'stress-errors', 'stress-requeue']
+          'stress-errors', 'stress-requeue', 'stress-v2']
 TESTS = FUNCTIONAL + STRESS
 SECS = int(os.environ.get('CFQ_STRESS_SECS', '10'))
 # Under TCG the debug kernel holds a vCPU in stop_machine (the switch to

@@ -8,7 +8,8 @@ def test_all_six_seed_experiments_load():
     cases = experiments.load_all()
     exps = sorted({c.exp for c in cases})
     assert exps == ['1-rfc-test1', '2-rfc-test2', '3-procs', '4-dd',
-                    '5-partitions', '6-dm-ioband', '7-cpu-cost']
+                    '5-partitions', '6-dm-ioband', '7-cpu-cost',
+                    '8-hierarchy']
     profiles = experiments.load_toml('profiles.toml')
     for c in cases:
         assert c.profiles and all(p in profiles for p in c.profiles)
@@ -36,7 +37,8 @@ def test_scale_keeps_proportions():
 def test_quick_set():
     quick = experiments.load_all(quick=True)
     assert quick and all(c.quick for c in quick)
-    assert {c.exp for c in quick} == {'1-rfc-test1', '4-dd', '7-cpu-cost'}
+    assert {c.exp for c in quick} == {'1-rfc-test1', '4-dd', '7-cpu-cost',
+                                      '8-hierarchy'}
     assert {c.count for c in quick} == {'log', 'total'}
 
 
@@ -86,3 +88,29 @@ def test_pinned_readers_get_a_vcpu_each():
         '7-cpu-cost/2-readers']
     assert 'cpus_allowed' not in guest_bench.fio_jobfile(
         plain, 0, '/dev/x', 0, 1 << 30, 5, '/tmp')
+
+
+def test_tree_targets_follow_io_weight():
+    by_key = {c.key: c for c in experiments.load_all(['hierarchy'])}
+    rnd = lambda xs: [round(x, 1) for x in xs]  # noqa: E731
+    assert rnd(by_key['8-hierarchy/two-levels'].target) == [16.7, 50.0, 33.3]
+    assert rnd(by_key['8-hierarchy/two-levels-a2-idle'].target) == \
+        [66.7, 33.3]
+    assert rnd(by_key['8-hierarchy/three-levels'].target) == \
+        [2.1, 6.2, 16.7, 56.2, 18.8]
+    v1 = by_key['8-hierarchy/v1-tasks-beside-children']
+    assert rnd(v1.target) == [25.0, 25.0, 50.0]
+    assert v1.peers == ['none', 'cfq']
+    # Parents come before children; the idle leaf is a node too.
+    nodes = by_key['8-hierarchy/two-levels-a2-idle'].nodes()
+    assert [n[0] for n in nodes] == ['A', 'B', 'A/A2', 'A/A1']
+    assert by_key['8-hierarchy/two-levels'].has_children('A')
+
+
+def test_tree_parents_come_first(tmp_path):
+    bad = tmp_path / '9-bad.toml'
+    bad.write_text('title = "x"\nprofiles = ["d1-rot"]\n[[cases]]\n'
+                   'name = "c"\ntree = [{ path = "A/B", weight = 100, '
+                   'tasks = [{ n = 1, rw = "read" }] }]\n')
+    with pytest.raises(ValueError, match='before its parent'):
+        experiments.load_file(str(bad))

@@ -6,14 +6,15 @@ import os
 
 import pytest
 
-from harness import bench, dynamic, report, splat, vm
+from harness import attribution, bench, dynamic, report, splat, vm
 
 pytestmark = pytest.mark.vm
 
 # Guest tests (tests/guest/t/NAME.sh or NAME.py) run in one boot, in this order.
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
-               'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap']
+               'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
+               'cfq-v2']
 
 
 @pytest.fixture(scope='module')
@@ -111,12 +112,13 @@ def _quick_bench(lean_kernel, out, *extra):
 
 
 def test_quick_bench_through_the_harness(lean_kernel, vm_results):
-    """The quick set (RFC Test 1 readers, the four dd examples) against
-    none, bfq and cfq in one boot.  The harness must be sound (none splits
-    equal-weight groups evenly) and cfq must meet the issue's bar on the
-    depth-1 disk: every share within 3 points of the target, and total
-    I/Os at least 85 % of none's (95 % is the bench's mean-of-3 bar; one
-    short run under TCG gets a little slack).
+    """The quick set (RFC Test 1 readers, the four dd examples, the
+    two-level hierarchy) against none, bfq and cfq, on v1 and v2, in one
+    boot.  The harness must be sound (none splits equal-weight groups
+    evenly) and cfq must meet the issue's bar on the depth-1 disk: every
+    share within 3 points of the target, and total I/Os at least 85 % of
+    none's (95 % is the bench's mean-of-3 bar; one short run under TCG
+    gets a little slack).
 
     The dd cases are CPU-bound under TCG (about 90 I/Os/s on a 1000/s
     device), so one run of `none` can come out lucky: a CI run once had
@@ -125,38 +127,42 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     judged on that second run; shares are never re-measured."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
-                        '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq')
+                        '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq',
+                        '--peer', 'cfq-v2')
     keys = {(r['exp'], r['case'], r['peer']) for r in rows}
     assert ('1-rfc-test1', 'read', 'none') in keys
     assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'bfq-ll0') in keys
-    cfq_rows = [r for r in rows if r['peer'] == 'cfq']
-    assert len(cfq_rows) == 5, keys
+    assert ('8-hierarchy', 'two-levels', 'cfq-v2') in keys
+    for peer in ('cfq', 'cfq-v2'):
+        assert len([r for r in rows if r['peer'] == peer]) == 6, keys
     bad, slow = [], []
     for r in rows:
         assert r['iops'] > 20, f'{r["case"]}/{r["peer"]}: device idle?'
         if r['peer'] == 'none' and r['exp'] == '1-rfc-test1':
             # Three groups, none ignores them: thirds, within noise.
             assert max(abs(s - 100 / 3) for s in r['shares']) < 5, r
-        if r['peer'] == 'cfq':
+        if r['peer'] in ('cfq', 'cfq-v2'):
             got = ' '.join(f'{s:.1f}' for s in r['shares'])
             want = ' '.join(f'{s:.1f}' for s in r['target'])
             if r['err_worst'] > 3.0:
-                bad.append(f'{r["exp"]}/{r["case"]}: shares {got}, '
-                           f'target {want}')
+                bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: shares '
+                           f'{got}, target {want}')
             if r['iops_vs_none'] < 0.85:
                 slow.append(r)
     for r in slow:
         again = _quick_bench(lean_kernel, os.path.join(
-            vm_results, f'bench-quick-again-{r["case"]}'),
+            vm_results, f'bench-quick-again-{r["case"]}-{r["peer"]}'),
             '--exp', r['exp'], '--case', r['case'],
-            '--peer', 'none', '--peer', 'cfq')
-        ratio = [a['iops_vs_none'] for a in again if a['peer'] == 'cfq']
+            '--peer', 'none', '--peer', r['peer'])
+        ratio = [a['iops_vs_none'] for a in again
+                 if a['peer'] == r['peer']]
         print(f'{r["exp"]}/{r["case"]}: {r["iops_vs_none"]:.0%} of none, '
               f'measured again: {", ".join(f"{x:.0%}" for x in ratio)}')
         assert len(ratio) == 1, again
         if ratio[0] < 0.85:
-            bad.append(f'{r["exp"]}/{r["case"]}: {r["iops_vs_none"]:.0%} '
-                       f'of none, again {ratio[0]:.0%}')
+            bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: '
+                       f'{r["iops_vs_none"]:.0%} of none, again '
+                       f'{ratio[0]:.0%}')
     assert not bad, bad
     assert os.path.getsize(os.path.join(out, 'report.png')) > 1000
     with open(os.path.join(out, 'summary.json')) as f:
@@ -182,3 +188,25 @@ def test_fairness_over_time(lean_kernel, vm_results):
     bad = [f'{r["case"]} {r["profile"]}: {"; ".join(r["bad"])}'
            for r in table if r['bad']]
     assert not bad, bad
+
+
+def test_attribution(lean_kernel, vm_results):
+    """Issue 16: I/O that kernel threads submit for a cgroup is charged to
+    it on cgroup v2 (experiments/attribution.toml, 10 s per run).  A
+    weight-25 group's buffered writeback beside a weight-200 group's
+    direct readers: the readers get 88.9 % of the disk within 3 points;
+    two loop-device "VM" disks at 200 and 25: 88.9/11.1 within 3.  On v1
+    the writeback goes to the root group (reported, not judged)."""
+    out = os.path.join(vm_results, 'attribution')
+    rc = attribution.main(['--kernel', lean_kernel, '--out', out,
+                           '--peer', 'cfq', '--peer', 'cfq-v2',
+                           '--runtime', '10'])
+    assert rc == 0
+    rows = report.aggregate(report.load_runs(os.path.join(out, 'attr')))
+    got = {(r['case'], r['peer']): r for r in rows}
+    assert set(got) == {(c, p) for c in ('writeback', 'loop')
+                        for p in ('cfq', 'cfq-v2')}, set(got)
+    for case in ('writeback', 'loop'):
+        r = got[case, 'cfq-v2']
+        print(f'{case}: v2 {r["shares"]}, v1 {got[case, "cfq"]["shares"]}')
+        assert r['err_worst'] <= 3.0, (case, r['shares'], r['target'])

@@ -150,6 +150,61 @@ row('a task that does not exist', write_errno(f'{cg}/tasks', '999999'),
     errno.ESRCH)
 sleeper.kill()
 sleeper.wait()
+
+
+def free_devno():
+    """A block device number that no disk has."""
+    for minor in range(0, 256, 16):
+        if not os.path.exists(f'/sys/dev/block/8:{minor}'):
+            return f'8:{minor}'
+    raise AssertionError('every 8:N taken')
+
+
+def weight_rows(where, group):
+    """cfq.weight of `group`: the issue's table, each row EINVAL (ENODEV
+    for a device that does not exist, E2BIG past a page), the file's
+    content unchanged; cfq.stat takes no writes (EINVAL).  "Empty" is an empty
+    line: a write(2) of no bytes never reaches the file."""
+    f = f'{group}/cfq.weight'
+    disk = devices.read(f'/sys/block/{dev.disk}/dev')
+    devices.write(f, 'default 300')
+    devices.write(f, f'{disk} 500')
+    before = devices.read(f)
+    check(before == f'default 300\n{disk} 500', f'{where}: {before!r}')
+    for bad, want in (('0', errno.EINVAL), ('10001', errno.EINVAL),
+                      ('-1', errno.EINVAL), ('abc', errno.EINVAL),
+                      ('\n', errno.EINVAL), (' \n', errno.EINVAL),
+                      ('default', errno.EINVAL), ('default 0', errno.EINVAL),
+                      (f'{free_devno()} 100', errno.ENODEV),
+                      (disk, errno.EINVAL), (f'{disk} 0', errno.EINVAL),
+                      (f'{disk} 100 junk', errno.EINVAL),
+                      (f'{disk} 10001', errno.EINVAL),
+                      (f'default 100\n{disk} 200', errno.EINVAL),
+                      ('100\n200', errno.EINVAL), ('4 5', errno.EINVAL),
+                      ('18446744073709551616', errno.EINVAL),
+                      (LONG, errno.E2BIG)):
+        row(f'{where} cfq.weight {bad[:16]!r}', write_errno(f, bad), want,
+            lambda: devices.read(f), before)
+    # A read-only cgroup file (mode 0444): root may open it for writing,
+    # and the write fails as for every such file (memory.stat, io.stat).
+    stat = f'{group}/cfq.stat'
+    row(f'{where} cfq.stat written', write_errno(stat, '0'), errno.EINVAL,
+        lambda: devices.read(stat), devices.read(stat))
+
+
+# 5. cfq.weight and cfq.stat, on the v1 hierarchy, then on v2.
+os.mkdir(f'{cg}/badw')
+weight_rows('v1', f'{cg}/badw')
+os.rmdir(f'{cg}/badw')
+devices.cfq_on_v2()
+os.mkdir(f'{devices.CG2}/badw')
+weight_rows('v2', f'{devices.CG2}/badw')
+prio = f'{devices.CG2}/badw/cfq.ioprio'
+for bad in ('-1', '8', '\n', 'abc', '4x'):
+    row(f'v2 cfq.ioprio {bad!r}', write_errno(prio, bad), errno.EINVAL,
+        lambda: devices.read(prio), devices.read(prio))
+os.rmdir(f'{devices.CG2}/badw')
+devices.cfq_on_v1()
 dev.set_scheduler('none')
 devices.remove_null_blk('badin')
 check(True, f'{rows} bad-input rows, each rejected with the usual error, '

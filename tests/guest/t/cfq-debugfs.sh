@@ -36,7 +36,7 @@ while [ $seen = 0 ] && kill -0 $fpid 2>/dev/null; do
 done
 st=$(printf '%s\n' "${lines[@]}")
 [ $seen = 1 ] || { echo "$st"; fail "no snapshot with the group and a sync BE4 queue in service"; }
-grep -q '^/ weight 4 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
+grep -q '^/ parent - weight 100 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
 wait $fpid || fail "fio"
 # 5 s of a depth-1, 1 ms device: thousands of dispatches.  One sequential
 # reader on a disk whose seek cost is not known yet is idled for.
