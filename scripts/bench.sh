@@ -15,6 +15,15 @@ case ${1:-} in
 esac
 out=${1:?usage: bench.sh [--dynamic|--attribution] OUTDIR [options]}
 shift
+# Paths are the caller's: the harness runs from tests/.
+out=$(realpath -m "$out")
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--report) args+=("$1" "$(realpath -m "${2:?--report DIR}")") && shift 2 ;;
+	*) args+=("$1") && shift ;;
+	esac
+done
 kernel=$("$REPO/scripts/build.sh" lean)
 cd "$REPO/tests"
-exec "$PY" -m "$harness" --kernel "$kernel" --out "$out" "$@"
+exec "$PY" -m "$harness" --kernel "$kernel" --out "$out" "${args[@]}"
