@@ -31,17 +31,14 @@ def main(argv=None):
     npeers = len(args.peer or experiments.default_peers(
         experiments.load_toml('peers.toml')))
     timeout = 300 + ncases * npeers * args.runs * (runtime + OVERHEAD_S) * 2
-    cmd = ['python3', 'tests/guest/attribution.py', '--out',
-           '/tmp/results/attr', '--runs', str(args.runs), '--runtime',
-           str(runtime)]
-    for flag, values in (('--case', args.case), ('--peer', args.peer)):
-        for v in values:
-            cmd += [flag, v]
-    res = vm.run(args.kernel, ' '.join(cmd), args.out, timeout=timeout,
-                 mem='3G')
+    cmd = vm.guest_command(
+        ['python3', 'tests/guest/attribution.py', '--out',
+         '/tmp/results/attr', '--runs', str(args.runs), '--runtime',
+         str(runtime)],
+        (('--case', args.case), ('--peer', args.peer)))
+    res = vm.run(args.kernel, cmd, args.out, timeout=timeout, mem='3G')
     if not res.ok:
-        with open(f'{args.out}/job.log', errors='replace') as f:
-            sys.stderr.write(f.read()[-3000:])
+        vm.show_job_log(args.out)
         if not report.load_runs(f'{args.out}/attr'):
             return 1
     _, md = report.write_report(f'{args.out}/attr', args.report or args.out)

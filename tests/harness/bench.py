@@ -63,16 +63,13 @@ def plan(args):
 
 
 def guest_command(args):
-    cmd = ['python3', 'tests/guest/bench.py', '--out', '/tmp/results/bench',
-           '--runs', str(args.runs), '--runtime', str(args.runtime),
-           '--scale', str(args.scale)]
-    for flag, values in (('--exp', args.exp), ('--case', args.case),
-                         ('--profile', args.profile), ('--peer', args.peer)):
-        for v in values:
-            cmd += [flag, v]
-    if args.quick:
-        cmd.append('--quick')
-    return ' '.join(cmd)
+    return vm.guest_command(
+        ['python3', 'tests/guest/bench.py', '--out', '/tmp/results/bench',
+         '--runs', str(args.runs), '--runtime', str(args.runtime),
+         '--scale', str(args.scale)],
+        (('--exp', args.exp), ('--case', args.case),
+         ('--profile', args.profile), ('--peer', args.peer)),
+        (('--quick', args.quick),))
 
 
 def main(argv=None):
@@ -106,8 +103,7 @@ def main(argv=None):
                  timeout=timeout, mem='3G', append=append, cpus=args.cpus,
                  icount=args.icount)
     if not res.ok:
-        with open(f'{args.out}/job.log', errors='replace') as f:
-            sys.stderr.write(f.read()[-3000:])
+        vm.show_job_log(args.out)
         if not report.load_runs(f'{args.out}/bench'):
             return 1
         print('bench: the run failed; reporting what was measured',

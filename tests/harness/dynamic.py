@@ -394,15 +394,14 @@ OVERHEAD_S = 15
 
 
 def guest_command(args):
-    cmd = ['python3', 'tests/guest/dynamic.py', '--out', '/tmp/results/dyn',
-           '--runs', str(args.runs)]
-    for flag, values in (('--case', args.case), ('--profile', args.profile),
-                         ('--peer', args.peer)):
-        for v in values:
-            cmd += [flag, v]
-    if args.quick:
-        cmd.append('--quick')
-    return ' '.join(cmd)
+    from harness import vm
+
+    return vm.guest_command(
+        ['python3', 'tests/guest/dynamic.py', '--out', '/tmp/results/dyn',
+         '--runs', str(args.runs)],
+        (('--case', args.case), ('--profile', args.profile),
+         ('--peer', args.peer)),
+        (('--quick', args.quick),))
 
 
 def main(argv=None):
@@ -442,8 +441,7 @@ def main(argv=None):
                  timeout=timeout, mem='3G')
     root = os.path.join(args.out, 'dyn')
     if not res.ok:
-        with open(f'{args.out}/job.log', errors='replace') as f:
-            sys.stderr.write(f.read()[-3000:])
+        vm.show_job_log(args.out)
         if not glob.glob(os.path.join(root, '**', 'run.json'),
                          recursive=True):
             return 1

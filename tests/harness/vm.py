@@ -191,6 +191,24 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
     return res
 
 
+def guest_command(argv, repeated=(), switches=()):
+    """A guest job line: @argv, then for each (flag, values) in @repeated
+    the flag once per value, then each (flag, set) in @switches that is
+    set."""
+    cmd = list(argv)
+    for flag, values in repeated:
+        for v in values:
+            cmd += [flag, v]
+    cmd += [flag for flag, on in switches if on]
+    return ' '.join(cmd)
+
+
+def show_job_log(results):
+    """A failed run: the end of the guest job's log, on stderr."""
+    with open(os.path.join(results, 'job.log'), errors='replace') as f:
+        sys.stderr.write(f.read()[-3000:])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--kernel', required=True)
