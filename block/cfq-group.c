@@ -134,12 +134,19 @@ static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
 	return n ? rb_entry(n, struct cfq_entity, rb_node) : NULL;
 }
 
-/* A busy entity waits for a turn: no earlier than its level's minimum. */
-static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e)
+/*
+ * A busy entity waits for a turn: no earlier than its level's minimum,
+ * unless it is coming back from a gap it did not choose (@keep): its
+ * group's queues ran dry while its sync requests were still in the
+ * driver, and the next request came as one of them completed.  On a
+ * device that holds all of a group's requests at once that gap opens at
+ * every request; the group keeps the credit it had when it ran dry.
+ */
+static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e, bool keep)
 {
 	if (WARN_ON_ONCE(e->tree))
 		return;
-	if (cfq_vtime_before(e->vdisktime, s->min_vdisktime))
+	if (!keep && cfq_vtime_before(e->vdisktime, s->min_vdisktime))
 		e->vdisktime = s->min_vdisktime;
 	e->tree = e->rtbe ? &s->tree : &s->idle_tree;
 	rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
@@ -267,7 +274,8 @@ static bool cfq_sched_among_equals(struct cfq_entity *e)
  * @rtbe (some of the RT or BE class).  True if its state changed, which
  * may change its level's group's in turn.
  */
-static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe)
+static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe,
+			   bool keep)
 {
 	struct cfq_sched *s = cfq_entity_sched(e);
 
@@ -283,7 +291,7 @@ static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe)
 		e->busy = true;
 		cfq_sched_count(s, e, 1);
 		if (s->active != e)
-			cfq_st_add(s, e);
+			cfq_st_add(s, e, keep);
 	}
 	return true;
 }
@@ -323,10 +331,11 @@ static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	struct cfq_entity *e = &cfqd->self;
 	bool busy = cfqd->nr_queued;
 	bool rtbe = cfqd->busy[CFQ_CLASS_RT] || cfqd->busy[CFQ_CLASS_BE];
+	bool keep = cfqd->sync_in_driver;
 
 	lockdep_assert_held(&cmd->lock);
 
-	while (cfq_entity_set(e, busy, rtbe) && e->in != &cmd->root) {
+	while (cfq_entity_set(e, busy, rtbe, keep) && e->in != &cmd->root) {
 		struct cfq_sched *s = cfq_entity_sched(e);
 
 		busy = s->nr_busy;
@@ -550,7 +559,7 @@ static void cfq_path_deactivate(struct cfq_meta_data *cmd,
 
 		s->active = NULL;
 		if (e->busy)
-			cfq_st_add(s, e);
+			cfq_st_add(s, e, false);
 		cfq_st_update_min(s);
 	}
 }

@@ -232,6 +232,47 @@ static void cfq_test_min_follows_served(struct kunit *test)
 }
 
 /*
+ * A (200) and B (100) at one level.  A runs dry while it has sync requests
+ * in the driver and B is served meanwhile: A comes back with the credit
+ * it had, not at B's key.  With nothing in the driver when it runs dry (a
+ * pause it chose), A comes back at the minimum.
+ */
+static void cfq_test_dry_keeps_credit(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	u64 key;
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
+	a->sync_in_driver = 4;
+	cfq_test_work(cmd, a, -1);	/* all of A's requests in the driver */
+	key = a->ent.vdisktime;
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
+						 cmd->root.sched.min_vdisktime));
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);	/* one completed, one more */
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key);
+	cfq_path_deactivate(cmd, b);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
+
+	a->sync_in_driver = 0;
+	cfq_test_work(cmd, a, -1);	/* A pauses */
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, cmd->root.sched.min_vdisktime);
+	cfq_path_deactivate(cmd, b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * An entity with IDLE-class work only waits on a tree of its own: it is
  * not picked while others have work, so it neither holds the minimum back
  * nor counts as waiting for the device.  Once it has BE work it joins the
@@ -336,6 +377,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_hierarchy),
 	KUNIT_CASE(cfq_test_three_levels),
 	KUNIT_CASE(cfq_test_min_follows_served),
+	KUNIT_CASE(cfq_test_dry_keeps_credit),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
 	KUNIT_CASE(cfq_test_clock),
