@@ -227,8 +227,13 @@ static void cfq_sched_rescan_max(struct cfq_sched *s)
 /* Count busy @e at its level (@d = 1) or stop counting it (-1). */
 static void cfq_sched_count(struct cfq_sched *s, struct cfq_entity *e, int d)
 {
+	struct cfq_meta_data *cmd = e->in->cmd;
 	u64 w = e->weight;
 
+	if (d > 0 && s->nr_busy == 1)
+		cmd->nr_forks++;
+	else if (d < 0 && s->nr_busy == 2)
+		cmd->nr_forks--;
 	s->nr_busy += d;
 	if (e->rtbe)
 		s->nr_busy_rtbe += d;
@@ -704,17 +709,27 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 }
 
 /*
- * Does every busy competitor of @cfqd have its weight, at every level of
- * its path?  Then idling for it cannot change anyone's share.
+ * Would every busy group's own queues get the same share, with @cfqd busy
+ * too?  Then idling for it cannot change anyone's share.  Equal weights
+ * at every level of @cfqd's path are not enough in a tree: beside A with
+ * two busy children, B gets 1/2 and each child 1/4.  So this holds only
+ * while at most one level has more than one busy entity (all busy groups
+ * hang from there by single chains, @cfqd's among them) and all of that
+ * level's busy entities weigh the same; that level is on @cfqd's path.
  */
 static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
 				   struct cfq_data *cfqd)
 {
+	unsigned int forks = cmd->nr_forks;
 	struct cfq_entity *e;
 
-	for_each_path_entity(cmd, cfqd, e)
-		if (!cfq_sched_among_equals(e))
+	for_each_path_entity(cmd, cfqd, e) {
+		/* @cfqd ran dry: count the levels its return would fork. */
+		if (!e->busy && cfq_entity_sched(e)->nr_busy == 1)
+			forks++;
+		if (forks > 1 || !cfq_sched_among_equals(e))
 			return false;
+	}
 	return true;
 }
 

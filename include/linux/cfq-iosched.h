@@ -313,6 +313,8 @@ struct cfq_meta_data {
 	struct list_head	groups;		/* every cfq_data, parents first */
 	struct xarray		group_xa;	/* cfq_data by css id */
 	unsigned int		nr_groups;
+	/* Levels with two or more busy entities (cfq_group_among_equals). */
+	unsigned int		nr_forks;
 	struct cfq_data		root;		/* the top of the hierarchy */
 	u64			idle_start;	/* ns, when idling began */
 	struct list_head	device_node;	/* cfq_devices, its own lock */

@@ -273,6 +273,48 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 }
 
 /*
+ * "No idling among equals" needs equal shares, not only equal weights per
+ * level.  P (100) { X (100), Y (100) }: X and Y each 1/2, equals.  Then A
+ * (100) { A1 (100) } with A's own queues busy too, beside B (100): A and
+ * A1 1/4 each, B 1/2; not equals, though every level weighs the same.
+ */
+static void cfq_test_equals_in_a_tree(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *p = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *x = cfq_test_group(test, p, 100);
+	struct cfq_data *y = cfq_test_group(test, p, 100);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *a1 = cfq_test_group(test, a, 100);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, x, CFQ_CLASS_BE);
+	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, y));
+	cfq_test_work(cmd, y, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, cmd->nr_forks, 1U);
+	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, x));
+	cfq_test_work(cmd, x, -1);
+	cfq_test_work(cmd, y, -1);
+	KUNIT_EXPECT_EQ(test, cmd->nr_forks, 0U);
+
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_EXPECT_TRUE(test, cfq_group_among_equals(cmd, b));
+	/* A1 ran dry: its return would fork A's level too. */
+	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, a1));
+	cfq_test_work(cmd, a1, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, cmd->nr_forks, 2U);
+	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, b));
+	KUNIT_EXPECT_FALSE(test, cfq_group_among_equals(cmd, a));
+	cfq_test_work(cmd, a1, -1);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	KUNIT_EXPECT_EQ(test, cmd->nr_forks, 0U);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * An entity with IDLE-class work only waits on a tree of its own: it is
  * not picked while others have work, so it neither holds the minimum back
  * nor counts as waiting for the device.  Once it has BE work it joins the
@@ -378,6 +420,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_three_levels),
 	KUNIT_CASE(cfq_test_min_follows_served),
 	KUNIT_CASE(cfq_test_dry_keeps_credit),
+	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
 	KUNIT_CASE(cfq_test_clock),
