@@ -136,11 +136,14 @@ static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
 
 /*
  * A busy entity waits for a turn: no earlier than its level's minimum,
- * unless it is coming back from a gap it did not choose (@keep): its
- * group's queues ran dry while its sync requests were still in the
- * driver, and the next request came as one of them completed.  On a
- * device that holds all of a group's requests at once that gap opens at
- * every request; the group keeps the credit it had when it ran dry.
+ * unless it never really left (@keep).  That is an entity whose turn
+ * ended while it stayed busy, or one whose group's queues ran dry for a
+ * gap the group did not choose (see cfq_group_may_keep()).  On a device
+ * that holds all of a group's requests at once, that gap opens at every
+ * request.  Such an entity keeps its key, and with it the credit it had:
+ * the key may be below the minimum, which never moves back.  An entity
+ * that had only IDLE-class work and gets RT or BE work joins at the
+ * minimum: it was not competing.
  */
 static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e, bool keep)
 {
@@ -284,6 +287,8 @@ static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe,
 {
 	struct cfq_sched *s = cfq_entity_sched(e);
 
+	bool was_busy = e->busy;
+
 	if (e->busy == busy && e->rtbe == rtbe)
 		return false;
 	cfq_st_del(e);
@@ -296,7 +301,7 @@ static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe,
 		e->busy = true;
 		cfq_sched_count(s, e, 1);
 		if (s->active != e)
-			cfq_st_add(s, e, keep);
+			cfq_st_add(s, e, keep && !was_busy);
 	}
 	return true;
 }
@@ -327,16 +332,33 @@ static void cfq_entity_set_weight(struct cfq_entity *e, unsigned int weight)
 	     e = e->in == &(cmd)->root ? NULL : &e->in->ent)
 
 /*
+ * @cfqd gets a request at @now after its queues ran dry: was that a gap it
+ * did not choose?  Yes while its sync requests are still in the driver
+ * (the next comes as one completes), and for group_idle after the last
+ * one left: the time cfq would idle for the group's next request, the
+ * think time of tasks that issue one request at a time.  A group back
+ * within it keeps its place, as if it had been idled for.
+ */
+static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd, u64 now)
+{
+	return cfqd->sync_in_driver ||
+	       (cfqd->sync_done &&
+		now - cfqd->sync_done <= cfq_tun_ns(cmd, CFQ_GROUP_IDLE));
+}
+
+/*
  * @cfqd's own queues changed (their first or last request, or the classes
  * they have requests in): bring its entities up the hierarchy in line,
- * as far as their state changes.
+ * as far as their state changes.  @keep: if they became busy, it was
+ * after a gap the group did not choose (cfq_group_may_keep()).
  */
-static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			      bool keep)
 {
 	struct cfq_entity *e = &cfqd->self;
 	bool busy = cfqd->nr_queued;
 	bool rtbe = cfqd->busy[CFQ_CLASS_RT] || cfqd->busy[CFQ_CLASS_BE];
-	bool keep = cfqd->sync_in_driver;
 
 	lockdep_assert_held(&cmd->lock);
 
@@ -564,7 +586,7 @@ static void cfq_path_deactivate(struct cfq_meta_data *cmd,
 
 		s->active = NULL;
 		if (e->busy)
-			cfq_st_add(s, e, false);
+			cfq_st_add(s, e, true);
 		cfq_st_update_min(s);
 	}
 }

@@ -689,6 +689,8 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	else
 		cfq_seek_sample(cmd, cfq_rq_state(rq) & CFQ_RQ_FAR, service);
 	cfq_account_done(cmd, rq);
+	if (rq_is_sync(rq) && !cfqd->sync_in_driver)
+		cfqd->sync_done = now;
 	cfq_group_charge(cmd, cfqd, service);
 
 	cfqq->last_end = now;

@@ -292,7 +292,7 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 	cfqq->ioprio = level;
 	if (cfqq->queued) {
 		cfq_queue_busy(cfqd, cfqq, true);
-		cfq_group_changed(cmd, cfqd);
+		cfq_group_changed(cmd, cfqd, false);	/* busy throughout */
 	}
 	if (on_rr)
 		cfq_rr_add(cmd, cfqq, now);
@@ -426,7 +426,7 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 		WRITE_ONCE(cfqq->cic->sync_queued, cfqq->queued);
 	if (!cfqd->nr_queued++ && cmd->active != cfqd)
 		cfqd->busy_since = now;		/* waits for a turn from now */
-	cfq_group_changed(cmd, cfqd);
+	cfq_group_changed(cmd, cfqd, cfq_group_may_keep(cmd, cfqd, now));
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
 	cfq_rr_add(cmd, cfqq, now);
 }
@@ -456,7 +456,7 @@ static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 	}
 	if (!--cfqd->nr_queued)
 		cfqd->busy_since = 0;
-	cfq_group_changed(cmd, cfqd);
+	cfq_group_changed(cmd, cfqd, false);	/* busy stays or goes */
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
 }
 

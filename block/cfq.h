@@ -211,8 +211,10 @@ static unsigned int cfq_tag_frac(unsigned int frac, unsigned int weight,
 				 unsigned int max_weight);
 static unsigned int cfq_tag_share(unsigned int depth, unsigned int frac,
 				  bool async);
+static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
+			       struct cfq_data *cfqd, u64 now);
 static void cfq_group_changed(struct cfq_meta_data *cmd,
-			      struct cfq_data *cfqd);
+			      struct cfq_data *cfqd, bool keep);
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			     u64 service);
 static unsigned int cfq_group_weight(struct cfq_data *cfqd);

@@ -295,6 +295,7 @@ struct cfq_data {
 	unsigned int		nr_queued;
 	unsigned int		in_driver;
 	unsigned int		sync_in_driver;
+	u64			sync_done;	/* ns, last sync left driver */
 
 	/* Statistics (debugfs). */
 	u64			service;	/* ns or I/Os charged */

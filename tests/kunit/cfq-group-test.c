@@ -95,7 +95,7 @@ static void cfq_test_work(struct cfq_meta_data *cmd, struct cfq_data *g,
 	for (c = 0; c < CFQ_NR_CLASSES; c++)
 		g->busy[c] = c == class;
 	g->nr_queued = class >= 0;
-	cfq_group_changed(cmd, g);
+	cfq_group_changed(cmd, g, cfq_group_may_keep(cmd, g, 1ULL << 40));
 }
 
 /*
@@ -234,8 +234,9 @@ static void cfq_test_min_follows_served(struct kunit *test)
 /*
  * A (200) and B (100) at one level.  A runs dry while it has sync requests
  * in the driver and B is served meanwhile: A comes back with the credit
- * it had, not at B's key.  With nothing in the driver when it runs dry (a
- * pause it chose), A comes back at the minimum.
+ * it had, not at B's key, and keeps what is left of it when its next turn
+ * ends.  With nothing in the driver when it runs dry (a pause it chose),
+ * A comes back at the minimum.
  */
 static void cfq_test_dry_keeps_credit(struct kunit *test)
 {
@@ -259,10 +260,65 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key);
 	cfq_path_deactivate(cmd, b);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
+	/* Served, still busy: the rest of its credit goes back with it. */
+	cfq_path_activate(cmd, a);
+	cfq_group_charge(cmd, a, NSEC_PER_MSEC);
+	cfq_path_deactivate(cmd, a);
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key + NSEC_PER_MSEC / 2);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
 
 	a->sync_in_driver = 0;
 	cfq_test_work(cmd, a, -1);	/* A pauses */
 	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, cmd->root.sched.min_vdisktime);
+	cfq_path_deactivate(cmd, b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
+ * A group back within group_idle of its last sync request leaving the
+ * driver keeps its place; later, or with group idling off, it does not.
+ */
+static void cfq_test_may_keep(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 100);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	u64 t = 5 * NSEC_PER_SEC, now = 1ULL << 40, key;
+
+	cmd->tun[CFQ_GROUP_IDLE] = 8;
+	KUNIT_EXPECT_FALSE(test, cfq_group_may_keep(cmd, a, t));
+	a->sync_in_driver = 1;
+	KUNIT_EXPECT_TRUE(test, cfq_group_may_keep(cmd, a, t));
+	a->sync_in_driver = 0;
+	a->sync_done = t;
+	KUNIT_EXPECT_TRUE(test, cfq_group_may_keep(cmd, a, t + 8 * NSEC_PER_MSEC));
+	KUNIT_EXPECT_FALSE(test,
+			   cfq_group_may_keep(cmd, a, t + 8 * NSEC_PER_MSEC + 1));
+	cmd->tun[CFQ_GROUP_IDLE] = 0;
+	KUNIT_EXPECT_FALSE(test, cfq_group_may_keep(cmd, a, t + 1));
+	cmd->tun[CFQ_GROUP_IDLE] = 8;
+
+	/* Nothing in the driver, back 4 ms after the last completion. */
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	a->sync_done = now - 4 * NSEC_PER_MSEC;
+	cfq_test_work(cmd, a, -1);
+	key = a->ent.vdisktime;
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key);
+	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
+						 cmd->root.sched.min_vdisktime));
+	/* Back 9 ms after: a pause of its own, it starts at the minimum. */
+	a->sync_done = now - 9 * NSEC_PER_MSEC;
+	cfq_test_work(cmd, a, -1);
 	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, cmd->root.sched.min_vdisktime);
@@ -420,6 +476,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_three_levels),
 	KUNIT_CASE(cfq_test_min_follows_served),
 	KUNIT_CASE(cfq_test_dry_keeps_credit),
+	KUNIT_CASE(cfq_test_may_keep),
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
