@@ -716,13 +716,38 @@ static bool cfq_others_waiting(struct cfq_meta_data *cmd,
 	return false;
 }
 
-/* Used its turn: yield if others wait, else start a new turn in place. */
+/*
+ * Would @cfqd be picked again if its turn ended now: at every level of its
+ * path, is its entity's key still before the first waiting one's?  (The
+ * tree puts an entity after those with its key: a tie goes to the other.)
+ */
+static bool cfq_group_still_first(struct cfq_meta_data *cmd,
+				  struct cfq_data *cfqd)
+{
+	struct cfq_entity *e, *first;
+
+	for_each_path_entity(cmd, cfqd, e) {
+		first = cfq_st_first(&cfq_entity_sched(e)->tree);
+		if (first && !cfq_vtime_before(e->vdisktime, first->vdisktime))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Used its turn: yield if others wait and come first now, else start a
+ * new turn in place.  A group still owed service keeps the device even if
+ * its queues are dry at this moment (its tasks are between requests):
+ * handing the turn over would give the next group a whole turn it is not
+ * owed, every time, while the owed group's credit only grows.
+ */
 static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now)
 {
 	if (now - cfqd->turn_start < cfq_turn_budget(cmd, cfqd))
 		return false;
-	if (cfq_others_waiting(cmd, cfqd))
+	if (cfq_others_waiting(cmd, cfqd) &&
+	    !cfq_group_still_first(cmd, cfqd))
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
 	cfqd->turn_start = now;

@@ -329,6 +329,50 @@ static void cfq_test_may_keep(struct kunit *test)
 }
 
 /*
+ * A (200) and B (100).  A's turn is used up while its queues are dry (its
+ * tasks between requests) and B waits: while A's key is still before B's,
+ * A keeps the device for a new turn; once it has caught up, B's turn.
+ */
+static void cfq_test_turn_owed(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	u64 now = 1ULL << 40, slice = 100 * NSEC_PER_MSEC;
+
+	cmd->tun[CFQ_GROUP_SLICE] = 100;	/* A's turns 100 ms */
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
+	a->turn_start = now;
+	cfq_path_activate(cmd, a);
+	cfq_group_charge(cmd, a, slice / 2);	/* key 25 ms, B's 0 */
+	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + slice));
+	cfq_path_deactivate(cmd, a);
+
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, slice);	/* key 100 ms */
+	cfq_path_deactivate(cmd, b);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
+	a->turn_start = now;
+	cfq_path_activate(cmd, a);
+	cfq_group_charge(cmd, a, slice / 2);	/* 50 ms */
+	cfq_test_work(cmd, a, -1);		/* between requests */
+	KUNIT_EXPECT_FALSE(test, cfq_turn_over(cmd, a, now + slice));
+	KUNIT_EXPECT_EQ(test, a->turn_start, now + slice);	/* renewed */
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_group_charge(cmd, a, slice);	/* 100 ms: a tie goes to B */
+	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + 2 * slice));
+	cfq_path_deactivate(cmd, a);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * "No idling among equals" needs equal shares, not only equal weights per
  * level.  P (100) { X (100), Y (100) }: X and Y each 1/2, equals.  Then A
  * (100) { A1 (100) } with A's own queues busy too, beside B (100): A and
@@ -477,6 +521,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_min_follows_served),
 	KUNIT_CASE(cfq_test_dry_keeps_credit),
 	KUNIT_CASE(cfq_test_may_keep),
+	KUNIT_CASE(cfq_test_turn_owed),
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
