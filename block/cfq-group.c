@@ -286,7 +286,6 @@ static bool cfq_entity_set(struct cfq_entity *e, bool busy, bool rtbe,
 			   bool keep)
 {
 	struct cfq_sched *s = cfq_entity_sched(e);
-
 	bool was_busy = e->busy;
 
 	if (e->busy == busy && e->rtbe == rtbe)
@@ -735,19 +734,20 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
 }
 
 /*
- * Used its turn: yield if others wait and come first now, else start a
- * new turn in place.  A group still owed service keeps the device even if
- * its queues are dry at this moment (its tasks are between requests):
- * handing the turn over would give the next group a whole turn it is not
- * owed, every time, while the owed group's credit only grows.
+ * Used its turn: yield if another entity waiting on its path now comes
+ * first, else start a new turn in place.  (@cfqd is served, so its path
+ * is off the trees: whatever waits there is another's.)  A group still
+ * owed service keeps the device even if its queues are dry at this
+ * moment (its tasks are between requests): handing the turn over would
+ * give the next group a whole turn it is not owed, every time, while the
+ * owed group's credit only grows.
  */
 static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now)
 {
 	if (now - cfqd->turn_start < cfq_turn_budget(cmd, cfqd))
 		return false;
-	if (cfq_others_waiting(cmd, cfqd) &&
-	    !cfq_group_still_first(cmd, cfqd))
+	if (!cfq_group_still_first(cmd, cfqd))
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
 	cfqd->turn_start = now;
