@@ -232,6 +232,26 @@ static void cfq_test_min_follows_served(struct kunit *test)
 }
 
 /*
+ * A runs dry, B is served for 10 ms, A gets work again: A's key from
+ * before it left, which B's service put behind the level's minimum.
+ */
+static u64 cfq_test_away(struct kunit *test, struct cfq_meta_data *cmd,
+			 struct cfq_data *a, struct cfq_data *b)
+{
+	u64 key;
+
+	cfq_test_work(cmd, a, -1);
+	key = a->ent.vdisktime;
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
+						 cmd->root.sched.min_vdisktime));
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_path_deactivate(cmd, b);
+	return key;
+}
+
+/*
  * A (200) and B (100) at one level.  A runs dry while it has sync requests
  * in the driver and B is served meanwhile: A comes back with the credit
  * it had, not at B's key, and keeps what is left of it when its next turn
@@ -249,16 +269,9 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
-	a->sync_in_driver = 4;
-	cfq_test_work(cmd, a, -1);	/* all of A's requests in the driver */
-	key = a->ent.vdisktime;
-	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
-						 cmd->root.sched.min_vdisktime));
-	cfq_test_work(cmd, a, CFQ_CLASS_BE);	/* one completed, one more */
+	a->sync_in_driver = 4;	/* all of A's requests in the driver */
+	key = cfq_test_away(test, cmd, a, b);	/* one completed, one more */
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key);
-	cfq_path_deactivate(cmd, b);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
 	/* Served, still busy: the rest of its credit goes back with it. */
 	cfq_path_activate(cmd, a);
@@ -267,13 +280,9 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key + NSEC_PER_MSEC / 2);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
 
-	a->sync_in_driver = 0;
-	cfq_test_work(cmd, a, -1);	/* A pauses */
-	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
-	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	a->sync_in_driver = 0;	/* A pauses */
+	cfq_test_away(test, cmd, a, b);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, cmd->root.sched.min_vdisktime);
-	cfq_path_deactivate(cmd, b);
 	cfq_test_work(cmd, a, -1);
 	cfq_test_work(cmd, b, -1);
 	spin_unlock_irq(&cmd->lock);
@@ -308,21 +317,12 @@ static void cfq_test_may_keep(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	a->sync_done = now - 4 * NSEC_PER_MSEC;
-	cfq_test_work(cmd, a, -1);
-	key = a->ent.vdisktime;
-	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
-	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	key = cfq_test_away(test, cmd, a, b);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key);
-	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
-						 cmd->root.sched.min_vdisktime));
 	/* Back 9 ms after: a pause of its own, it starts at the minimum. */
 	a->sync_done = now - 9 * NSEC_PER_MSEC;
-	cfq_test_work(cmd, a, -1);
-	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
-	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_away(test, cmd, a, b);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, cmd->root.sched.min_vdisktime);
-	cfq_path_deactivate(cmd, b);
 	cfq_test_work(cmd, a, -1);
 	cfq_test_work(cmd, b, -1);
 	spin_unlock_irq(&cmd->lock);
