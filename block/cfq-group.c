@@ -788,6 +788,59 @@ static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
 }
 
+/* The group whose own queues come first below @e, or NULL (IDLE only). */
+static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
+{
+	while (e && !cfq_entity_is_self(e))
+		e = cfq_st_first(&e->cfqd->sched.tree);
+	return e ? e->cfqd : NULL;
+}
+
+/*
+ * May @g, below the waiting entity @e, put a request into a free slot of
+ * a device of @depth while @a, @e's sibling on the served path, is served?  If @e's key,
+ * with @g's requests in the driver and this one charged in advance, is
+ * not after @a's: @e then never gets ahead of its share, whatever the
+ * served group leaves unused.  And @g takes no more of the device's slots
+ * than its weight's part of the two, at least one, so that the served
+ * group finds slots for its next requests.
+ */
+static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
+				struct cfq_data *g, unsigned int depth)
+{
+	unsigned int cap = depth * e->weight / (e->weight + a->weight);
+	u64 key = e->vdisktime +
+		  cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
+				   e->weight);
+
+	return g->in_driver < max(cap, 1U) &&
+	       !cfq_vtime_before(a->vdisktime, key);
+}
+
+/*
+ * A group that may use a slot the served group leaves free on a device of
+ * @depth (I/O-count mode; see cfq_fill()).  From the top down the served path: at each
+ * level, the first entity waiting there, through the first groups below
+ * it, if cfq_entity_may_fill() lets it.  Only the first: it has the
+ * smallest key of its level.
+ */
+static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
+					    unsigned int depth)
+{
+	struct cfq_entity *a = cmd->root.sched.active, *e;
+	struct cfq_data *g;
+
+	lockdep_assert_held(&cmd->lock);
+
+	for (; a; a = cfq_entity_is_self(a) ? NULL : a->cfqd->sched.active) {
+		e = cfq_st_first(&cfq_entity_sched(a)->tree);
+		g = cfq_entity_first_group(e);
+		if (g && cfq_entity_may_fill(e, a, g, depth))
+			return g;
+	}
+	return NULL;
+}
+
 /*
  * The part of the scheduler tags the group of @css may use on this device
  * (CFQ_TAG_ONE: all), for cfq_limit_depth(): without the lock, under RCU.

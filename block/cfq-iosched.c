@@ -87,6 +87,8 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	[CFQ_GROUP_DEPTH]	= { "group_depth",	 1,	0, 1 },
 	/* No seek cost (cfq_seeks_free()): no idling among equals. */
 	[CFQ_EQUAL_NOIDLE]	= { "equal_noidle",	 1,	0, 1 },
+	/* I/O-count mode: others may use device slots the served leave. */
+	[CFQ_FILL_SLOTS]	= { "fill_slots",	 1,	0, 1 },
 };
 
 /* ---------------------------------------------------------------------
@@ -121,6 +123,12 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	cfqq->dispatched++;
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
+	if (cfq_fill_on(cmd)) {
+		cfqq->fill_vt += cfq_fill_charge(cfqq);
+		if (cfqd->active_queue == cfqq &&
+		    cfq_vtime_before(cfqd->fill_min, cfqq->fill_vt))
+			cfqd->fill_min = cfqq->fill_vt;
+	}
 	cfq_stat_io(cfqd, rq, 1);
 	if (rq_is_sync(rq)) {
 		cfqd->sync_in_driver++;
@@ -210,6 +218,63 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
 }
 
 /*
+ * Concurrent service.  The served group @cfqd waits (for its active
+ * queue's next request, for its requests in the driver, or for a quantum
+ * to complete) while the device has free slots.  In I/O-count mode, where
+ * no disk head is kept in place by waiting, another queue of the group
+ * (cfq_fill_queue()), else a waiting group (cfq_group_fill_pick()), may
+ * use one, as far as that keeps it within its share; it is charged as any
+ * request is, at completion.  If none may, the active queue may go past
+ * its quantum.  The served group keeps the device: the wait and its timer
+ * go on.  In time mode nothing else runs.
+ */
+static struct request *cfq_fill(struct cfq_meta_data *cmd,
+				struct cfq_data *cfqd, u64 now)
+{
+	unsigned int depth = cfq_hw_depth(cmd);
+	struct cfq_queue *cfqq;
+	struct cfq_data *g;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cfq_fill_on(cmd) || cmd->in_driver >= depth)
+		return NULL;
+	cfqq = cfq_fill_queue(cmd, cfqd);
+	if (cfqq) {
+		cmd->events[CFQ_EV_FILL_QUEUE]++;
+		return cfq_fill_from(cmd, cfqq, now);
+	}
+	g = cfq_group_fill_pick(cmd, depth);
+	cfqq = g ? cfq_fill_queue_of(cmd, g) : NULL;
+	if (cfqq) {
+		cmd->events[CFQ_EV_FILL_GROUP]++;
+		return cfq_fill_from(cmd, cfqq, now);
+	}
+	/*
+	 * No one else may use the slots: the active queue may, past its
+	 * quantum, which is there to leave room for others.
+	 */
+	cfqq = cfqd->active_queue;
+	if (!cfqq || !cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE ||
+	    (!test_bit(CFQQ_SYNC, &cfqq->flags) && cmd->sync_in_driver))
+		return NULL;
+	cmd->events[CFQ_EV_FILL_QUEUE]++;
+	return cfq_dispatch_from(cmd, cfqd, now,
+				 cfq_group_clock(cmd, cfqd, now));
+}
+
+/*
+ * A served group with nothing queued keeps its turn while its sync
+ * requests in the driver may bring more (their completion arms group
+ * idling) or group idling runs.
+ */
+static bool cfq_group_holds(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	return !cfqd->nr_queued && cfq_group_should_idle(cmd, cfqd) &&
+	       (cfqd->sync_in_driver || cmd->idling == CFQ_IDLE_GROUP);
+}
+
+/*
  * The dispatch decision.  Serve the at-head list first; then the active
  * group's chosen queue until the group's turn is over, it runs dry (after
  * group idling), or it must wait.  Bounded: each pass either returns or
@@ -218,6 +283,7 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
  */
 static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 {
+	enum cfq_verdict verdict;
 	struct cfq_data *cfqd;
 	struct request *rq;
 	int pass;
@@ -245,27 +311,19 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 			cfq_group_activate(cmd, cfqd, now);
 		}
 
-		switch (cfq_select_queue(cmd, cfqd, now,
-					 cfq_group_clock(cmd, cfqd, now))) {
-		case CFQ_SERVE:
+		verdict = cfq_select_queue(cmd, cfqd, now,
+					   cfq_group_clock(cmd, cfqd, now));
+		if (verdict == CFQ_SERVE) {
 			rq = cfq_dispatch_from(cmd, cfqd, now,
 					       cfq_group_clock(cmd, cfqd, now));
 			goto out;
-		case CFQ_WAIT:
+		}
+		if (verdict == CFQ_WAIT || cfq_group_holds(cmd, cfqd)) {
+			rq = cfq_fill(cmd, cfqd, now);
+			if (rq)
+				goto out;
 			if (cfq_wait(cmd))
 				return NULL;
-			break;
-		case CFQ_EMPTY:
-			/*
-			 * A sync group with requests in flight may send more
-			 * when they complete: wait for that (the completion
-			 * arms group idling), so it keeps its turn.
-			 */
-			if (!cfqd->nr_queued && cfq_group_should_idle(cmd, cfqd) &&
-			    (cfqd->sync_in_driver || cmd->idling == CFQ_IDLE_GROUP) &&
-			    cfq_wait(cmd))
-				return NULL;
-			break;
 		}
 		cfq_group_expire(cmd, now);
 	}
@@ -999,7 +1057,8 @@ static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
  * what the scheduler holds (nr_queued + in_driver) is counted over the
  * whole device, so it is compared with the tags of every hardware queue
  * but the polled ones, which only polled I/O can use (depth), or of the
- * one set they all share.
+ * one set they all share.  Those hardware queues (nr_hw), or the one
+ * shared set, each take the device's queue_depth requests at once.
  */
 static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
@@ -1007,15 +1066,20 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	struct cfq_meta_data *cmd = q->elevator->elevator_data;
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
 	struct blk_mq_hw_ctx *h;
-	unsigned int depth = 0;
+	unsigned int depth = 0, nr_hw = 0;
 	unsigned long i;
 
-	if (blk_mq_is_shared_tags(q->tag_set->flags))
+	if (blk_mq_is_shared_tags(q->tag_set->flags)) {
 		depth = bt->sb.depth;
-	else
+		nr_hw = 1;
+	} else {
 		queue_for_each_hw_ctx(q, h, i)
-			if (h->sched_tags && h->type != HCTX_TYPE_POLL)
+			if (h->sched_tags && h->type != HCTX_TYPE_POLL) {
 				depth += h->sched_tags->bitmap_tags.sb.depth;
+				nr_hw++;
+			}
+	}
+	WRITE_ONCE(cmd->nr_hw, nr_hw);
 	WRITE_ONCE(cmd->hctx_depth, bt->sb.depth);
 	WRITE_ONCE(cmd->depth, depth);
 	sbitmap_queue_min_shallow_depth(bt, 1);
@@ -1201,6 +1265,7 @@ CFQ_ATTR(CFQ_GROUP_SLICE, group_slice)
 CFQ_ATTR(CFQ_SERVICE_MODE, service_mode)
 CFQ_ATTR(CFQ_GROUP_DEPTH, group_depth)
 CFQ_ATTR(CFQ_EQUAL_NOIDLE, equal_noidle)
+CFQ_ATTR(CFQ_FILL_SLOTS, fill_slots)
 #undef CFQ_ATTR
 
 #define CFQ_ATTR_ENTRY(name) \
@@ -1223,6 +1288,7 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ATTR_ENTRY(service_mode),
 	CFQ_ATTR_ENTRY(group_depth),
 	CFQ_ATTR_ENTRY(equal_noidle),
+	CFQ_ATTR_ENTRY(fill_slots),
 	__ATTR_NULL
 };
 
@@ -1263,9 +1329,9 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "sync_in_driver %u\nnonidle_in_driver %u\nnonidle_ago_ms %llu\n",
 		   cmd->sync_in_driver, cmd->nonidle_in_driver,
 		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
-	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nmax_weight %u\n",
+	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nhw_depth %u\nmax_weight %u\n",
 		   cmd->nr_groups, cmd->root.sched.min_vdisktime, cmd->depth,
-		   cmd->root.sched.max_weight);
+		   cfq_hw_depth(cmd), cmd->root.sched.max_weight);
 	seq_printf(m, "service_us near %llu/%u far %llu/%u seeks_free %d\n",
 		   div_u64(cmd->svc_mean[CFQ_SEEK_NEAR], NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SEEK_NEAR],
@@ -1325,6 +1391,8 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_SLICE_EXPIRE]	= "slice_expire",
 	[CFQ_EV_GROUP_EXPIRE]	= "group_expire",
 	[CFQ_EV_REQUEUE_PAST]	= "requeue_past",
+	[CFQ_EV_FILL_QUEUE]	= "fill_queue",
+	[CFQ_EV_FILL_GROUP]	= "fill_group",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */

@@ -420,6 +420,8 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	}
 	cfq_update_next_rq(cmd, cfqq, rq);
 
+	if (!cfqq->queued && cfq_fill_on(cmd))
+		cfq_fill_join(cmd, cfqq, now);
 	if (!cfqq->queued++)
 		cfq_queue_busy(cfqd, cfqq, true);
 	if (cfqq->cic)
@@ -674,6 +676,117 @@ static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 	}
 	cfqq->slice_dispatch++;
 	cfqd->dispatched++;
+	return rq;
+}
+
+/* ---------------------------------------------------------------------
+ * Concurrent service, queue level (see cfq_fill())
+ */
+
+/*
+ * What a dispatch adds to a queue's fill_vt: the inverse of its slice, so
+ * two queues that keep their fill_vt level get requests in the ratio of
+ * their slices, the ratio CFQ's round robin gives them in time.
+ */
+static u64 cfq_fill_charge(const struct cfq_queue *cfqq)
+{
+	return div_u64(CFQ_FILL_UNIT, cfq_prio_slice(CFQ_FILL_BASE,
+						     cfqq->ioclass,
+						     cfqq->ioprio));
+}
+
+/*
+ * @cfqq gets a request at @now with none queued.  Back from a pause, it
+ * joins no lower than its group's fill_min (the active queue's fill_vt):
+ * it is owed nothing for the time it had no work.  Back from a gap it did
+ * not choose (its requests still in the driver, or its last completion
+ * within slice_idle), it keeps what it is owed, up to CFQ_FILL_UNIT: a
+ * task that reads 1 MiB at a time is without queued requests between
+ * its reads, and the requests the other queues sent while it was served
+ * are owed back to it in their slices.
+ */
+static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+			  u64 now)
+{
+	u64 floor = cfqq->cfqd->fill_min;
+
+	if (cfqq->dispatched ||
+	    now - cfqq->last_end <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE))
+		floor -= CFQ_FILL_UNIT;
+	if (cfq_vtime_before(cfqq->fill_vt, floor))
+		cfqq->fill_vt = floor;
+}
+
+/*
+ * A queue of the served group @cfqd, other than its active one, that may
+ * use a free slot: of the active queue's class (RT or BE), not ahead of
+ * it in fill_vt, and allowed another request in the driver; the first
+ * such of the round robin's first CFQ_FILL_SCAN.  While the active queue
+ * is served, each other queue then gets its slice's part of the requests.
+ */
+static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
+					struct cfq_data *cfqd)
+{
+	struct cfq_queue *act = cfqd->active_queue, *cfqq;
+	struct rb_node *n;
+	int i = 0;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!act || act->ioclass == CFQ_CLASS_IDLE)
+		return NULL;
+	for (n = rb_first_cached(&cfqd->service_tree[act->ioclass]);
+	     n && i < CFQ_FILL_SCAN; n = rb_next(n), i++) {
+		cfqq = rb_entry(n, struct cfq_queue, rb_node);
+		if (!cfq_vtime_before(act->fill_vt, cfqq->fill_vt) &&
+		    cfq_may_dispatch(cmd, cfqq))
+			return cfqq;
+	}
+	return NULL;
+}
+
+/*
+ * The queue of @cfqd, a group not served now, that would use a free slot:
+ * its active queue if that has requests, else the head of its highest
+ * class with work, RT or BE; if it may send another request.
+ */
+static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,
+					   struct cfq_data *cfqd)
+{
+	struct cfq_queue *cfqq = cfqd->active_queue;
+	struct rb_node *n;
+	int c;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cfqq || !cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE) {
+		cfqq = NULL;
+		for (c = CFQ_CLASS_RT; c < CFQ_CLASS_IDLE && !cfqq; c++) {
+			n = rb_first_cached(&cfqd->service_tree[c]);
+			if (n)
+				cfqq = rb_entry(n, struct cfq_queue, rb_node);
+		}
+	}
+	return cfqq && cfq_may_dispatch(cmd, cfqq) ? cfqq : NULL;
+}
+
+/*
+ * Take a request of @cfqq, not its group's served queue, for a free slot:
+ * its FIFO head if that expired, else the next in sector order.  Its
+ * slice is left alone.
+ */
+static struct request *cfq_fill_from(struct cfq_meta_data *cmd,
+				     struct cfq_queue *cfqq, u64 now)
+{
+	struct request *rq;
+
+	lockdep_assert_held(&cmd->lock);
+
+	rq = list_first_entry(&cfqq->fifo, struct request, queuelist);
+	if (!cfq_fifo_expired(now, rq->fifo_time))
+		rq = cfqq->next_rq;
+	cfq_remove_rq(cmd, rq);
+	cfqq->cfqd->dispatched++;
 	return rq;
 }
 

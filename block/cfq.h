@@ -33,6 +33,12 @@
 #define CFQ_SVC_MIN_SAMPLES	32
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
+/* A queue's fill weight is its slice for this base (180 at level 0). */
+#define CFQ_FILL_BASE		100
+/* What a dispatch adds to a queue's fill_vt, times its fill weight. */
+#define CFQ_FILL_UNIT		BIT_ULL(20)
+/* Queues of the served group's class looked at for a free slot. */
+#define CFQ_FILL_SCAN		8
 
 static struct kmem_cache *cfq_pool;
 
@@ -121,6 +127,28 @@ static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
 }
 
 /*
+ * Concurrent service (fill_slots): in I/O-count mode, where the device
+ * has no head to keep in place, other queues and groups may use device
+ * slots the served queue leaves free.
+ */
+static inline bool cfq_fill_on(struct cfq_meta_data *cmd)
+{
+	return cmd->tun[CFQ_FILL_SLOTS] && cfq_iops_mode(cmd);
+}
+
+/*
+ * Requests the device takes at once: the depth of each hardware queue
+ * with tags, or of the device where its driver sets one (SCSI).
+ */
+static inline unsigned int cfq_hw_depth(struct cfq_meta_data *cmd)
+{
+	unsigned int tags = cmd->queue->tag_set->queue_depth;
+	unsigned int dev = READ_ONCE(cmd->queue->queue_depth);
+
+	return (dev && dev < tags ? dev : tags) * READ_ONCE(cmd->nr_hw);
+}
+
+/*
  * The scheduler's clock: never earlier than a time it has already used.
  * Hooks read the time on different CPUs, and blk-mq may pass a plug's
  * cached time at completion; a time behind the last one would make a
@@ -203,6 +231,15 @@ static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
 static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 					 struct cfq_data *cfqd, u64 now,
 					 u64 gclock);
+static u64 cfq_fill_charge(const struct cfq_queue *cfqq);
+static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+			  u64 now);
+static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
+					struct cfq_data *cfqd);
+static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,
+					   struct cfq_data *cfqd);
+static struct request *cfq_fill_from(struct cfq_meta_data *cmd,
+				     struct cfq_queue *cfqq, u64 now);
 
 /* cfq-group.c: the hierarchy of groups */
 static u64 cfq_vtime_charge(u64 service, unsigned int weight);
@@ -240,6 +277,8 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now);
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
+static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
+					    unsigned int depth);
 static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
 				       struct cgroup_subsys_state *css);
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);

@@ -143,6 +143,7 @@ enum cfq_tunable {
 	CFQ_SERVICE_MODE,
 	CFQ_GROUP_DEPTH,
 	CFQ_EQUAL_NOIDLE,
+	CFQ_FILL_SLOTS,
 	CFQ_NR_TUNABLES,
 };
 
@@ -164,6 +165,8 @@ enum cfq_event {
 	CFQ_EV_SLICE_EXPIRE,	/* queue slices ended */
 	CFQ_EV_GROUP_EXPIRE,	/* group turns ended */
 	CFQ_EV_REQUEUE_PAST,	/* requeued straight to the driver (DONTPREP) */
+	CFQ_EV_FILL_QUEUE,	/* free slots filled by another queue ... */
+	CFQ_EV_FILL_GROUP,	/* ... or by another group */
 	CFQ_NR_EVENTS,
 };
 
@@ -248,6 +251,8 @@ struct cfq_queue {
 	/* Slice, in the group's clock (ns the group has been served). */
 	u64			slice_end;
 	unsigned int		slice_dispatch;
+	/* Requests dispatched, by weight: who may fill free slots. */
+	u64			fill_vt;
 
 	/* Think time and seek history, for the idle window. */
 	u64			last_end;	/* ns of last completion */
@@ -289,6 +294,7 @@ struct cfq_data {
 	unsigned int		busy[CFQ_NR_CLASSES];	/* queues with requests */
 	unsigned int		busy_level[CFQ_NR_CLASSES][IOPRIO_NR_LEVELS];
 	struct cfq_queue	*active_queue;
+	u64			fill_min;	/* no queue joins below it */
 	struct cfq_queue	*async_queue[2][IOPRIO_NR_LEVELS];
 	struct cfq_queue	*async_idle_queue;
 	struct list_head	queues;		/* every cfq_queue of the group */
@@ -349,6 +355,7 @@ struct cfq_meta_data {
 	/* Read by limit_depth without the lock (READ_ONCE/WRITE_ONCE). */
 	unsigned int		depth;		/* scheduler tags, whole device */
 	unsigned int		hctx_depth;	/* ... of one hardware queue */
+	unsigned int		nr_hw;		/* hardware queues with tags */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 

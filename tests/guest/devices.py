@@ -71,7 +71,7 @@ def make_null_blk(name, prof, memory_backed=False, size_mb=16384):
         os.rmdir(path)
     os.mkdir(path)
     attrs = {
-        'queue_mode': 2, 'submit_queues': 1,
+        'queue_mode': 2, 'submit_queues': prof.get('submit_queues', 1),
         'irqmode': prof['irqmode'],
         'completion_nsec': prof['completion_nsec'],
         'hw_queue_depth': prof['hw_queue_depth'],

@@ -373,6 +373,74 @@ static void cfq_test_turn_owed(struct kunit *test)
 }
 
 /*
+ * A free slot goes to a waiting group only while that keeps it within its
+ * share: A (200) served, B (25) waiting.  A B request is charged 4 ms of
+ * B's key (1 ms at weight 25), so B may fill while its key, with its
+ * requests in the driver and the next one, stays at or before A's; and B
+ * holds at most its weight's part of the device's 8 slots, at least 1.
+ * In a tree, the served path's own level comes first: with A { A1, A2 }
+ * and A1 served, A2 may fill beside it, and B is looked at first, at the
+ * top, as the first waiting entity there.
+ */
+static void cfq_test_fill_pick(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 25);
+	struct cfq_data *a1, *a2;
+	u64 ms = NSEC_PER_MSEC;
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a);
+	cfq_path_activate(cmd, a);
+	/* Keys level: B's next request would put it 4 ms ahead. */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
+	cfq_group_charge(cmd, a, 6 * ms);	/* A's key +3 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
+	cfq_group_charge(cmd, a, 2 * ms);	/* +4 ms: B may */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), b);
+	b->in_driver = 1;			/* its next would be 8 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
+	cfq_group_charge(cmd, a, 40 * ms);	/* A's key 24 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));	/* 1 slot */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 32), b);
+	b->in_driver = 0;
+	cfq_path_deactivate(cmd, a);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+
+	/* A1 served, A2 and B waiting: A2 at A's level comes second. */
+	cmd = cfq_test_cmd(test);
+	a = cfq_test_group(test, &cmd->root, 200);
+	b = cfq_test_group(test, &cmd->root, 25);
+	a1 = cfq_test_group(test, a, 100);
+	a2 = cfq_test_group(test, a, 100);
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a1, CFQ_CLASS_BE);
+	cfq_test_work(cmd, a2, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a1);
+	cfq_path_activate(cmd, a1);
+	cfq_group_charge(cmd, a1, 2 * ms);	/* A1 +2 ms, A +1 ms */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), a2);
+	a2->in_driver = 1;			/* A2's next: 2 ms */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), a2);
+	a2->in_driver = 2;			/* 3 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
+	a2->in_driver = 0;
+	cfq_group_charge(cmd, a1, 40 * ms);	/* A +21: B may too */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), b);
+	cfq_path_deactivate(cmd, a1);
+	cfq_test_work(cmd, a1, -1);
+	cfq_test_work(cmd, a2, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * "No idling among equals" needs equal shares, not only equal weights per
  * level.  P (100) { X (100), Y (100) }: X and Y each 1/2, equals.  Then A
  * (100) { A1 (100) } with A's own queues busy too, beside B (100): A and
@@ -526,6 +594,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
 	KUNIT_CASE(cfq_test_clock),
+	KUNIT_CASE(cfq_test_fill_pick),
 	{}
 };
 

@@ -18,5 +18,9 @@ expect_eq "depth at nr_requests $(cat $q/nr_requests)" "$(depth)" \
 	$((2 * $(cat $q/nr_requests)))
 echo 64 >$q/nr_requests || fail "nr_requests 64"
 expect_eq "depth at nr_requests 64" "$(depth)" 128
+# The device takes 4 requests on each submission queue at once: the free
+# slots other groups may fill (fill_slots) are counted against 8.
+hw=$(awk '$1 == "hw_depth" { print $2 }' "$state")
+expect_eq "hw_depth" "$hw" 8
 echo none >$q/scheduler
 nullb_remove hwqtest
