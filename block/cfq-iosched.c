@@ -1354,6 +1354,35 @@ static const char *cfq_entity_where(const struct cfq_entity *e)
 	return e->busy ? "lost" : "idle";
 }
 
+/*
+ * One line per queue with requests queued or in the driver: its group,
+ * task, class and level, counts, and its fill_vt against its group's
+ * fill_min (concurrent service: negative is owed).
+ */
+static int cfq_queues_show(void *data, struct seq_file *m)
+{
+	struct request_queue *q = data;
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+	struct cfq_queue *cfqq;
+	struct cfq_data *cfqd;
+
+	spin_lock_irq(&cmd->lock);
+	list_for_each_entry(cfqd, &cmd->groups, node)
+		list_for_each_entry(cfqq, &cfqd->queues, group_node) {
+			if (!cfqq->queued && !cfqq->dispatched)
+				continue;
+			seq_printf(m, "%s pid %d %s %c%u queued %u in_driver %u fill %lld%s\n",
+				   cfqd->name, cfqq->pid,
+				   test_bit(CFQQ_SYNC, &cfqq->flags) ?
+				   "sync" : "async", "RBI"[cfqq->ioclass],
+				   cfqq->ioprio, cfqq->queued, cfqq->dispatched,
+				   (s64)(cfqq->fill_vt - cfqd->fill_min),
+				   cfqd->active_queue == cfqq ? " active" : "");
+		}
+	spin_unlock_irq(&cmd->lock);
+	return 0;
+}
+
 static int cfq_groups_show(void *data, struct seq_file *m)
 {
 	struct request_queue *q = data;
@@ -1415,6 +1444,7 @@ static const struct blk_mq_debugfs_attr cfq_queue_debugfs_attrs[] = {
 	{"state", 0400, cfq_state_show},
 	{"events", 0400, cfq_events_show},
 	{"groups", 0400, cfq_groups_show},
+	{"queues", 0400, cfq_queues_show},
 	{},
 };
 #endif

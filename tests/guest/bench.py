@@ -149,6 +149,8 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir):
                       'cpus_allowed_policy=split']
         if t.rw in ('rw', 'randrw'):
             lines.append('rwmixread=50')
+        if t.think_us:
+            lines.append(f'thinktime={t.think_us}')
         if t.ioclass:
             lines.append(f'prioclass={IOPRIO_CLASS[t.ioclass]}')
             if t.level is not None:
@@ -373,7 +375,9 @@ def main():
                         'title': case.title, 'profile': pname,
                         'profile_summary': profiles[pname]['summary'],
                         'peer': peer_name, 'run': run, 'by': case.by,
-                        'target': case.target, 'scale': args.scale,
+                        'target': case.target, 'alone': case.alone,
+                        'isolate': case.isolate,
+                        'scale': args.scale,
                         'nprocs': case.nprocs(), 'runtime': args.runtime})
                     with open(f'{out}/run.json', 'w') as f:
                         json.dump(summary, f, indent=1)

@@ -27,7 +27,7 @@ EXP_DIR = os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'experiments')
 
 TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True,
-                 'pin': False, 'ionice': None}
+                 'pin': False, 'ionice': None, 'think_us': 0}
 RW = {'read', 'write', 'randread', 'randwrite', 'rw', 'randrw'}
 CLASSES = {'rt', 'be', 'idle'}
 IONICE = re.compile(r'-c[123]( -n[0-7])?')
@@ -46,6 +46,8 @@ class Task:
     # ionice arguments the group's fio runs under (e.g. "-c3"): the
     # task's own I/O priority, as a user sets it, not fio's prioclass.
     ionice: str = None
+    # Microseconds each process waits after each I/O (fio's thinktime).
+    think_us: int = 0
 
     def label(self):
         prio = ''
@@ -115,8 +117,17 @@ class Case:
     extra_groups: int = 0
     # Tree cases: the groups without tasks (Node), parents first.
     inner: list = field(default_factory=list)
+    # Per share unit, the case of the same experiment that runs that
+    # unit's load alone (None: the case has no ceiling).  Under `none`,
+    # those cases and this one give the split's ceiling: see
+    # harness.report.ceiling().
+    alone: list = None
     # Only these peers can run the case (None: all).
     peers: list = None
+    # Latency isolation: the case of the same experiment that runs the
+    # first unit's load alone; the report sets the unit's rate and p99
+    # here against there, under the same peer (report.isolation()).
+    isolate: str = None
 
     def nodes(self):
         """Every group of the case, parents before children: (path,
@@ -143,6 +154,12 @@ class Case:
     def nprocs(self):
         return sum(t.n for g in self.groups for t in g.tasks)
 
+    def needs(self):
+        """The cases of the experiment the report compares this one with
+        (alone, isolate): measured in the same boot."""
+        return list(self.alone or []) + ([self.isolate] if self.isolate
+                                         else [])
+
 
 def _task(spec, scale):
     bad = set(spec) - {'n', 'rw'} - set(TASK_DEFAULTS)
@@ -157,7 +174,7 @@ def _task(spec, scale):
         raise ValueError(f'bad ionice {t["ionice"]!r} (-cC or -cC -nN)')
     n = max(1, round(int(t['n']) * scale))
     return Task(n, t['rw'], t['bs'], t['class'], t['level'], t['direct'],
-                bool(t['pin']), t['ionice'])
+                bool(t['pin']), t['ionice'], int(t['think_us']))
 
 
 def default_target(case):
@@ -233,7 +250,8 @@ def load_file(path, scale=1.0):
                     quick=c.get('quick', False), target=c.get('target'),
                     count=doc.get('count', 'log'),
                     extra_groups=int(c.get('extra_groups', 0)),
-                    inner=inner, peers=c.get('peers'))
+                    inner=inner, peers=c.get('peers'),
+                    alone=c.get('alone'), isolate=c.get('isolate'))
         if case.count not in ('log', 'total'):
             raise ValueError(f'{case.key}: count must be log or total')
         if case.by not in ('group', 'task'):
@@ -243,7 +261,16 @@ def load_file(path, scale=1.0):
         if len(case.target) != len(case.units()):
             raise ValueError(f'{case.key}: target has {len(case.target)} '
                              f'values for {len(case.units())} units')
+        if case.alone is not None and \
+                len(case.alone) != len(case.units()):
+            raise ValueError(f'{case.key}: alone names {len(case.alone)} '
+                             f'cases for {len(case.units())} units')
         cases.append(case)
+    names = {c.name for c in cases}
+    for c in cases:
+        for a in c.needs():
+            if a not in names:
+                raise ValueError(f'{c.key}: case {a} is not in {exp}')
     return cases
 
 
@@ -257,9 +284,15 @@ def load_all(names=None, scale=1.0, quick=False, case_names=None):
         exp = os.path.splitext(os.path.basename(path))[0]
         if names and exp not in names and exp.split('-', 1)[1] not in names:
             continue
-        cases += [c for c in load_file(path, scale)
-                  if (c.quick or not quick) and
+        mine = load_file(path, scale)
+        picked = [c for c in mine if (c.quick or not quick) and
                   (not case_names or c.name in case_names)]
+        # A picked case's ceiling needs its alone cases in the same boot
+        # (not in the quick set, which keeps to its own cases).
+        need = {a for c in picked for a in c.needs()} if not quick \
+            else set()
+        ids = {id(c) for c in picked}
+        cases += [c for c in mine if id(c) in ids or c.name in need]
     return cases
 
 

@@ -41,6 +41,28 @@ def load_runs(root):
     return runs
 
 
+def ceiling(run, none_iops):
+    """The most a split at the run's target can total on its device, from
+    `none` in the same boot and run: no more than `none` gets from the
+    whole load, and no more than any unit's load gets alone (its `alone`
+    case) over that unit's target share.  None if the run names no alone
+    cases or `none` did not measure them."""
+    if not run.get('alone'):
+        return None
+    key = (run['exp'], run['case'], run['profile'], run['run'])
+    if key not in none_iops:
+        return None
+    caps = [none_iops[key]]
+    for name, share in zip(run['alone'], run['target']):
+        alone = none_iops.get((run['exp'], name, run['profile'],
+                               run['run']))
+        if alone is None:
+            return None
+        if share > 0:
+            caps.append(alone / (share / 100.0))
+    return min(caps)
+
+
 def aggregate(runs):
     """[row] with one row per (exp, case, profile, peer), in run order."""
     by_key = defaultdict(list)
@@ -64,6 +86,8 @@ def aggregate(runs):
                                       r['run'])]
                for r in rs if none_iops.get((r['exp'], r['case'],
                                              r['profile'], r['run']))]
+        ceils = [(r['iops'], ceiling(r, none_iops)) for r in rs]
+        ceils = [(got, c) for got, c in ceils if c]
         p99 = []
         for i in range(nunits):
             vals = [r['units'][i]['p99_ms'] for r in rs
@@ -78,6 +102,9 @@ def aggregate(runs):
             'err_mean': shares.mean(errs), 'err_worst': max(errs),
             'iops': shares.mean(r['iops'] for r in rs),
             'iops_vs_none': shares.mean(rel) if rel else None,
+            'ceiling': shares.mean(c for _, c in ceils) if ceils else None,
+            'iops_vs_ceiling': (shares.mean(got / c for got, c in ceils)
+                                if ceils else None),
             'p99_ms': p99,
             'ios': [shares.mean(r['units'][i]['ios'] for r in rs)
                     for i in range(nunits)],
@@ -85,6 +112,7 @@ def aggregate(runs):
             'dev_busy': _mean_of(rs, 'dev_busy'),
             'cpu_busy': _mean_of(rs, 'cpu_busy'),
             'nprocs': rs[0]['nprocs'], 'scale': rs[0].get('scale', 1.0),
+            'isolate': rs[0].get('isolate'),
         })
     return rows
 
@@ -106,15 +134,32 @@ def _fmt_shares(vals):
     return '/'.join(f'{v:.1f}' for v in vals)
 
 
+def _fmt_ms(v):
+    return '-' if v is None else f'{v:.2f}'
+
+
 def _fmt_p99(vals):
     return '/'.join('-' if v is None else f'{v:.0f}' for v in vals)
 
 
 def _fmt_vs(row):
-    """Total I/Os against none's, or '-' where none did not run."""
+    """Total I/Os against none's, or '-' where none did not run; and
+    against the split's ceiling where the case has one."""
     if row['iops_vs_none'] is None:
         return '-'
-    return f'{100 * row["iops_vs_none"]:.0f} %'
+    out = f'{100 * row["iops_vs_none"]:.0f} %'
+    if row.get('iops_vs_ceiling') is not None:
+        out += (f' ({100 * row["iops_vs_ceiling"]:.0f} % of the ceiling, '
+                f'{row["ceiling"]:.0f})')
+    return out
+
+
+def io_bar_value(row):
+    """What the I/O bar judges: the total against the split's ceiling
+    where the case has one, else against none's."""
+    if row.get('iops_vs_ceiling') is not None:
+        return row['iops_vs_ceiling']
+    return row['iops_vs_none']
 
 
 def markdown(rows):
@@ -197,16 +242,16 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
         return (f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f} / '
                 f'{r["err_worst"]:.1f})', vs)
 
+    mine = [r for r in mine if len(r['target']) >= 2 and
+            not r.get('isolate')]
     for r in mine:
-        if len(r['target']) < 2:
-            continue            # one unit (CPU cost): no shares to judge
         fails = []
         if r['err_mean'] > bars['err_mean']:
             fails.append('err mean')
         if r['err_worst'] > bars['err_worst']:
             fails.append('err worst')
-        if r['iops_vs_none'] is None or \
-                r['iops_vs_none'] < bars['iops_vs_none']:
+        io = io_bar_value(r)
+        if io is None or io < bars['iops_vs_none']:
             fails.append('I/Os')
         met += not fails
         a, b = cells(r)
@@ -216,12 +261,53 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
                    + ('yes' if not fails else 'no: ' + ', '.join(fails))
                    + ' |')
     out.append('')
-    mine = [r for r in mine if len(r['target']) >= 2]
     out.append(f'{met} of {len(mine)} cases meet every bar (error <= '
                f'{bars["err_mean"]:g} pts mean, <= {bars["err_worst"]:g} '
                f'in every run, I/Os >= {100 * bars["iops_vs_none"]:.0f} % '
-               'of none).')
+               'of none, or of the ceiling where the case has one).')
     return '\n'.join(out) + '\n', met, len(mine)
+
+
+# Latency isolation (issue 17): the first unit keeps this much of its rate
+# alone, and its p99 within this factor of its p99 alone.
+ISOLATION_BARS = {'rate': 0.95, 'p99': 2.0}
+
+
+def isolation(rows, bars=None):
+    """Markdown: for each case with an `isolate` case, per peer, the first
+    unit's I/O rate and p99 against the same load alone under the same
+    peer; and how many (case, device, peer) rows meet the bars."""
+    bars = bars or ISOLATION_BARS
+    by = {(r['exp'], r['case'], r['profile'], r['peer']): r for r in rows}
+    out = ['| case | device | peer | I/Os/s alone | with the others | '
+           'kept | p99 ms alone | with the others | x | meets bars |',
+           '|---|---|---|---|---|---|---|---|---|---|']
+    met = n = 0
+    for r in rows:
+        alone = r.get('isolate') and by.get((r['exp'], r['isolate'],
+                                             r['profile'], r['peer']))
+        if not alone:
+            continue
+        rate = r['ios'][0] / r['window_s']
+        rate0 = alone['ios'][0] / alone['window_s']
+        p99, p99_0 = r['p99_ms'][0], alone['p99_ms'][0]
+        kept = rate / rate0 if rate0 else 0.0
+        factor = p99 / p99_0 if p99 is not None and p99_0 else None
+        ok = kept >= bars['rate'] and factor is not None and \
+            factor <= bars['p99']
+        met += ok
+        n += 1
+        out.append(f'| {r["exp"]}/{r["case"]} | {r["profile"]} | '
+                   f'{r["peer"]} | {rate0:.0f} | {rate:.0f} | '
+                   f'{100 * kept:.0f} % | {_fmt_ms(p99_0)} | '
+                   f'{_fmt_ms(p99)} | '
+                   + ('-' if factor is None else f'{factor:.1f}')
+                   + f' | {"yes" if ok else "no"} |')
+    out.append('')
+    out.append(f'{met} of {n} rows meet the bars (rate >= '
+               f'{100 * bars["rate"]:.0f} % of alone, p99 <= '
+               f'{bars["p99"]:g} x alone).')
+    return '\n'.join(out) + '\n', met, n
 
 
 def seed_style(rows):
@@ -287,6 +373,9 @@ def write_report(root, outdir=None, png=True):
     if any(r['peer'] == 'cfq' for r in rows):
         md += ('\n## cfq against the bars, bfq beside it\n\n'
                + acceptance(rows)[0])
+    if any(r.get('isolate') for r in rows):
+        md += ('\n## Latency isolation: the first unit against its load '
+               'alone\n\n' + isolation(rows)[0])
     md += '\n## Details\n\n' + markdown(rows)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'report.md'), 'w') as f:

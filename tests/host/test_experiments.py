@@ -9,7 +9,7 @@ def test_all_six_seed_experiments_load():
     exps = sorted({c.exp for c in cases})
     assert exps == ['1-rfc-test1', '2-rfc-test2', '3-procs', '4-dd',
                     '5-partitions', '6-dm-ioband', '7-cpu-cost',
-                    '8-hierarchy']
+                    '8-hierarchy', '9-isolation']
     profiles = experiments.load_toml('profiles.toml')
     for c in cases:
         assert c.profiles and all(p in profiles for p in c.profiles)
@@ -45,7 +45,9 @@ def test_quick_set():
 def test_case_filter():
     picked = experiments.load_all(['dd', 'dm-ioband'], case_names=[
         'same-group-same-prio', '50-100-200'])
+    # one-reader comes along: the pair's ceiling is measured from it.
     assert [c.key for c in picked] == ['4-dd/same-group-same-prio',
+                                       '4-dd/one-reader',
                                        '6-dm-ioband/50-100-200']
     assert experiments.load_all(['dd'], case_names=['no-such-case']) == []
 

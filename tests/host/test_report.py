@@ -69,3 +69,56 @@ def test_busy_column():
     md = report.markdown([rows['none'], rows['cfq']])
     assert '| busy % dev / cpu |' in md
     assert md.count('| - |') == 1 and '| 87 / 100 |' in md
+
+
+def test_ceiling_of_a_split():
+    """The dd pair on d8 (issue 17): one 1 MiB reader alone gets 359 I/Os/s
+    under none, the pair 671; an 88.9/11.1 split cannot total more than
+    359 / 0.889 = 404, so that is the bar's reference, not 671."""
+    def dd(case, peer, iops, target, alone=None):
+        r = _run(peer, 1, target, iops, target=target)
+        r.update({'exp': '4-dd', 'case': case, 'profile': 'd8',
+                  'alone': alone})
+        return r
+    pair = ['one-reader', 'one-reader']
+    runs = [dd('one-reader', 'none', 359, (100.0,)),
+            dd('gprio', 'none', 671, (11.1, 88.9), pair),
+            dd('gprio', 'cfq', 390, (11.1, 88.9), pair),
+            dd('same', 'none', 671, (50.0, 50.0), pair),
+            dd('same', 'cfq', 660, (50.0, 50.0), pair)]
+    rows = {(r['case'], r['peer']): r for r in report.aggregate(runs)}
+    g = rows[('gprio', 'cfq')]
+    assert abs(g['ceiling'] - 359 / 0.889) < 1e-6
+    assert abs(g['iops_vs_ceiling'] - 390 / (359 / 0.889)) < 1e-9
+    assert report.io_bar_value(g) == g['iops_vs_ceiling']
+    # Two halves of 359 each could total 718: none's 671 is the ceiling.
+    s = rows[('same', 'cfq')]
+    assert s['ceiling'] == 671
+    # No alone cases, or none did not run them: no ceiling.
+    assert rows[('one-reader', 'none')]['ceiling'] is None
+    assert report.ceiling(dict(runs[2], alone=['missing', 'missing']),
+                          {('4-dd', 'gprio', 'd8', 1): 671}) is None
+    md, met, n = report.acceptance(report.aggregate(runs), beside='none')
+    assert (met, n) == (2, 2)       # 97 % of the ceiling; 98 % of none
+    assert '97 % of the ceiling, 404' in md
+
+
+def test_isolation_table():
+    """The reader keeps 96 % of its rate and 1.5x its p99 under one peer,
+    90 % and 3x under another: one row of two meets the bars."""
+    def iso(case, peer, ios, p99, isolate=None):
+        r = _run(peer, 1, (100.0,) if isolate is None else (88.9, 11.1),
+                 100, target=(100.0,) if isolate is None else (88.9, 11.1))
+        r.update({'exp': '9-isolation', 'case': case, 'isolate': isolate})
+        r['units'][0].update({'ios': ios, 'p99_ms': p99})
+        return r
+    runs = [iso('alone', 'cfq', 4000, 1.0), iso('alone', 'bfq-ll0', 4000, 1.0),
+            iso('mixed', 'cfq', 3840, 1.5, 'alone'),
+            iso('mixed', 'bfq-ll0', 3600, 3.0, 'alone')]
+    rows = report.aggregate(runs)
+    md, met, n = report.isolation(rows)
+    assert (met, n) == (1, 2)
+    assert '| 9-isolation/mixed | d1-rot | cfq | 400 | 384 | 96 % | 1.00 | ' \
+        '1.50 | 1.5 | yes |' in md
+    # Isolation cases are not judged by the share bars.
+    assert report.acceptance(rows, beside='bfq-ll0')[2] == 0
