@@ -121,6 +121,7 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	if ((pos > last ? pos - last : last - pos) > CFQ_SEEK_THR)
 		state |= CFQ_RQ_FAR;
 	cfqq->dispatched++;
+	cfqq->nr_dispatched++;
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
 	if (cfq_fill_on(cmd)) {
@@ -1371,12 +1372,14 @@ static int cfq_queues_show(void *data, struct seq_file *m)
 		list_for_each_entry(cfqq, &cfqd->queues, group_node) {
 			if (!cfqq->queued && !cfqq->dispatched)
 				continue;
-			seq_printf(m, "%s pid %d %s %c%u queued %u in_driver %u fill %lld%s\n",
+			seq_printf(m, "%s pid %d %s %c%u queued %u in_driver %u dispatched %llu fill %lld fill_vt %llu%s\n",
 				   cfqd->name, cfqq->pid,
 				   test_bit(CFQQ_SYNC, &cfqq->flags) ?
 				   "sync" : "async", "RBI"[cfqq->ioclass],
 				   cfqq->ioprio, cfqq->queued, cfqq->dispatched,
+				   cfqq->nr_dispatched,
 				   (s64)(cfqq->fill_vt - cfqd->fill_min),
+				   cfqq->fill_vt,
 				   cfqd->active_queue == cfqq ? " active" : "");
 		}
 	spin_unlock_irq(&cmd->lock);

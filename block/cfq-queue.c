@@ -611,8 +611,11 @@ static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
 
 	if (cfqq) {
 		if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
-		    gclock >= cfqq->slice_end)
-			goto expire;
+		    gclock >= cfqq->slice_end) {
+			if (!cfq_fill_owed(cmd, cfqq))
+				goto expire;
+			cfqq->slice_end = gclock + cfq_queue_slice(cmd, cfqq);
+		}
 		if (cfq_preempted(cfqd, cfqq))
 			goto expire;
 		if (cfqq->queued) {
@@ -700,7 +703,7 @@ static u64 cfq_fill_charge(const struct cfq_queue *cfqq)
  * joins no lower than its group's fill_min (the active queue's fill_vt):
  * it is owed nothing for the time it had no work.  Back from a gap it did
  * not choose (its requests still in the driver, or its last completion
- * within slice_idle), it keeps what it is owed, up to CFQ_FILL_UNIT: a
+ * within slice_idle), it keeps what it is owed, up to CFQ_FILL_KEEP: a
  * task that reads 1 MiB at a time is without queued requests between
  * its reads, and the requests the other queues sent while it was served
  * are owed back to it in their slices.
@@ -712,9 +715,33 @@ static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 
 	if (cfqq->dispatched ||
 	    now - cfqq->last_end <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE))
-		floor -= CFQ_FILL_UNIT;
+		floor -= CFQ_FILL_KEEP;
 	if (cfq_vtime_before(cfqq->fill_vt, floor))
 		cfqq->fill_vt = floor;
+}
+
+/*
+ * The active queue @cfqq used its slice: is it still owed requests, with
+ * work queued or in the driver (a task that reads 1 MiB at a time has
+ * none queued while it waits for the last part), and its fill_vt before
+ * that of the next queue of its class
+ * in the round robin (a tie goes to the other)?  Then it starts a new
+ * slice in place.  With concurrent service, the others got their part of
+ * the requests during its slice, and it fell behind during theirs, when
+ * it could not take its part of their requests: handing the device on
+ * now would lose what it is owed.
+ */
+static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	struct rb_node *n;
+
+	if (!cfq_fill_on(cmd) || (!cfqq->queued && !cfqq->dispatched) ||
+	    cfqq->ioclass == CFQ_CLASS_IDLE)
+		return false;
+	n = rb_first_cached(&cfqq->cfqd->service_tree[cfqq->ioclass]);
+	return n && cfq_vtime_before(cfqq->fill_vt,
+				     rb_entry(n, struct cfq_queue,
+					      rb_node)->fill_vt);
 }
 
 /*

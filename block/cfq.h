@@ -37,6 +37,12 @@
 #define CFQ_FILL_BASE		100
 /* What a dispatch adds to a queue's fill_vt, times its fill weight. */
 #define CFQ_FILL_UNIT		BIT_ULL(20)
+/*
+ * Fill credit a queue back from a gap it did not choose keeps, at most:
+ * what a level-7 queue's slice takes on a device that completes 32
+ * requests a millisecond (40 ms x 32 / 40 units).
+ */
+#define CFQ_FILL_KEEP		(32 * CFQ_FILL_UNIT)
 /* Queues of the served group's class looked at for a free slot. */
 #define CFQ_FILL_SCAN		8
 
@@ -234,6 +240,7 @@ static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 static u64 cfq_fill_charge(const struct cfq_queue *cfqq);
 static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 			  u64 now);
+static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
 static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 					struct cfq_data *cfqd);
 static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,

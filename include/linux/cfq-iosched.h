@@ -253,6 +253,7 @@ struct cfq_queue {
 	unsigned int		slice_dispatch;
 	/* Requests dispatched, by weight: who may fill free slots. */
 	u64			fill_vt;
+	u64			nr_dispatched;	/* statistics (debugfs) */
 
 	/* Think time and seek history, for the idle window. */
 	u64			last_end;	/* ns of last completion */
