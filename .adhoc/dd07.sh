@@ -9,8 +9,8 @@ echo cfq > $q/scheduler; echo 0 > $q/rotational; echo 512 > $q/nr_requests
 for fill in 1 0; do
 echo $fill > $q/iosched/fill_slots
 cat $q/iosched/fill_slots
-ionice -c2 -n0 fio --name=a --filename=/dev/dd --rw=read --bs=1M --direct=1 --time_based --runtime=8 --offset=0 --size=4G --output-format=terse > /tmp/a.txt &
-ionice -c2 -n7 fio --name=b --filename=/dev/dd --rw=read --bs=1M --direct=1 --time_based --runtime=8 --offset=8G --size=4G --output-format=terse > /tmp/b.txt &
+ionice -c2 -n${PA:-0} fio --name=a --filename=/dev/dd --rw=read --bs=1M --direct=1 --time_based --runtime=8 --offset=0 --size=4G --output-format=terse > /tmp/a.txt &
+ionice -c2 -n${PB:-7} fio --name=b --filename=/dev/dd --rw=read --bs=1M --direct=1 --time_based --runtime=8 --offset=8G --size=4G --output-format=terse > /tmp/b.txt &
 for i in 1 2 3 4 5 6; do sleep 1; cat /sys/kernel/debug/block/dd/sched/queues; done
 wait
 a=$(cut -d';' -f6 /tmp/a.txt); b=$(cut -d';' -f6 /tmp/b.txt)
