@@ -59,6 +59,18 @@
 /* Fixed point of a group's part of the scheduler tags (1 = all). */
 #define CFQ_TAG_ONE		1024U
 
+/*
+ * The most credit an entity keeps across a gap it did not choose: a
+ * group_slice of service, times the device's depth over 8 (at least 1).
+ * In I/O-count mode service is counted in requests, and a deep device
+ * completes that many more in the same time.
+ */
+static u64 cfq_keep_ns(struct cfq_meta_data *cmd)
+{
+	return cfq_tun_ns(cmd, CFQ_GROUP_SLICE) *
+	       max(READ_ONCE(cmd->keep_scale), 1U);
+}
+
 static u64 cfq_vtime_charge(u64 service, unsigned int weight)
 {
 	return div_u64(service * CFQ_WEIGHT_DEFAULT, max(weight, 1U));
@@ -141,16 +153,25 @@ static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
  * gap the group did not choose (see cfq_group_may_keep()).  On a device
  * that holds all of a group's requests at once, that gap opens at every
  * request.  Such an entity keeps its key, and with it the credit it had:
- * the key may be below the minimum, which never moves back.  An entity
+ * the key may be below the minimum, which never moves back; but by no
+ * more than cfq_keep_ns() of service at its weight.  A group that is
+ * served at once whenever it sends a request (a reader that thinks
+ * between requests, on a deep device) falls behind the minimum by what
+ * it does not use, not by what it was denied, and unbounded, that credit
+ * would let it hold the device for seconds once it got a turn.  An entity
  * that had only IDLE-class work and gets RT or BE work joins at the
  * minimum: it was not competing.
  */
 static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e, bool keep)
 {
+	u64 floor = s->min_vdisktime;
+
 	if (WARN_ON_ONCE(e->tree))
 		return;
-	if (!keep && cfq_vtime_before(e->vdisktime, s->min_vdisktime))
-		e->vdisktime = s->min_vdisktime;
+	if (keep)
+		floor -= cfq_vtime_charge(cfq_keep_ns(e->in->cmd), e->weight);
+	if (cfq_vtime_before(e->vdisktime, floor))
+		e->vdisktime = floor;
 	e->tree = e->rtbe ? &s->tree : &s->idle_tree;
 	rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
 }

@@ -125,7 +125,7 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
 	if (cfq_fill_on(cmd)) {
-		cfqq->fill_vt += cfq_fill_charge(cfqq);
+		cfqq->fill_vt += cfqq->fill_charge;
 		if (cfqd->active_queue == cfqq &&
 		    cfq_vtime_before(cfqd->fill_min, cfqq->fill_vt))
 			cfqd->fill_min = cfqq->fill_vt;
@@ -1115,6 +1115,7 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 			}
 	}
 	WRITE_ONCE(cmd->nr_hw, nr_hw);
+	WRITE_ONCE(cmd->keep_scale, cfq_hw_depth(cmd) / 8);
 	WRITE_ONCE(cmd->hctx_depth, bt->sb.depth);
 	WRITE_ONCE(cmd->depth, depth);
 	sbitmap_queue_min_shallow_depth(bt, 1);

@@ -178,6 +178,7 @@ static struct cfq_queue *cfq_queue_alloc(struct cfq_meta_data *cmd,
 	INIT_LIST_HEAD(&cfqq->fifo);
 	cfqq->ioclass = ioclass;
 	cfqq->ioprio = level;
+	cfqq->fill_charge = cfq_fill_charge(cfqq);
 	cfqq->pid = pid;
 	if (sync)
 		__set_bit(CFQQ_SYNC, &cfqq->flags);
@@ -290,6 +291,7 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 		cfq_queue_busy(cfqd, cfqq, false);
 	cfqq->ioclass = ioclass;
 	cfqq->ioprio = level;
+	cfqq->fill_charge = cfq_fill_charge(cfqq);
 	if (cfqq->queued) {
 		cfq_queue_busy(cfqd, cfqq, true);
 		cfq_group_changed(cmd, cfqd, false);	/* busy throughout */

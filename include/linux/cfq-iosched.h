@@ -253,6 +253,7 @@ struct cfq_queue {
 	unsigned int		slice_dispatch;
 	/* Requests dispatched, by weight: who may fill free slots. */
 	u64			fill_vt;
+	u32			fill_charge;	/* per request: cfq_fill_charge() */
 	u64			nr_dispatched;	/* statistics (debugfs) */
 
 	/* Think time and seek history, for the idle window. */
@@ -357,6 +358,7 @@ struct cfq_meta_data {
 	unsigned int		depth;		/* scheduler tags, whole device */
 	unsigned int		hctx_depth;	/* ... of one hardware queue */
 	unsigned int		nr_hw;		/* hardware queues with tags */
+	unsigned int		keep_scale;	/* cfq_keep_ns(): depth / 8 */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 

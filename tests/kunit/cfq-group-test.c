@@ -57,6 +57,7 @@ static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	spin_lock_init(&cmd->lock);
+	cmd->tun[CFQ_GROUP_SLICE] = 100;	/* credit kept: 100 ms at 100 */
 	root = &cmd->root;
 	root->cmd = cmd;
 	root->sched.tree = RB_ROOT_CACHED;
@@ -279,6 +280,15 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	cfq_path_deactivate(cmd, a);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key + NSEC_PER_MSEC / 2);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
+
+	/* Credit kept is bounded: a group_slice (100 ms) at A's weight. */
+	cfq_test_work(cmd, a, -1);
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, NSEC_PER_SEC);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_path_deactivate(cmd, b);
+	KUNIT_EXPECT_EQ(test, a->ent.vdisktime,
+			cmd->root.sched.min_vdisktime - 50 * NSEC_PER_MSEC);
 
 	a->sync_in_driver = 0;	/* A pauses */
 	cfq_test_away(test, cmd, a, b);

@@ -221,6 +221,100 @@ static void cfq_test_rr_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, order[3], 0);
 }
 
+/* A sync queue of @cfqd at BE @level with one request queued. */
+static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
+				     struct cfq_queue *cfqq,
+				     unsigned int level)
+{
+	cfqq->cfqd = cfqd;
+	cfqq->ioclass = CFQ_CLASS_BE;
+	cfqq->ioprio = level;
+	cfqq->fill_charge = cfq_fill_charge(cfqq);
+	cfqq->queued = 1;
+	__set_bit(CFQQ_SYNC, &cfqq->flags);
+}
+
+/*
+ * Concurrent service within a group: while a level-0 queue is served, a
+ * level-7 queue may use a free slot only while its fill_vt is not ahead,
+ * one request for every 4.5 of the active queue's (slices 180:40); the
+ * active queue keeps its slice while it is behind; a queue back from a
+ * pause joins at fill_min, one back from a gap it did not choose keeps
+ * up to CFQ_FILL_KEEP of credit.
+ */
+static void cfq_test_fill_queue(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
+						  GFP_KERNEL);
+	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct cfq_queue *a, *b;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, cfqd);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	spin_lock_init(&cmd->lock);
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	cmd->tun[CFQ_FILL_SLOTS] = 1;
+	cmd->tun[CFQ_QUANTUM] = 8;
+	cmd->tun[CFQ_SLICE_IDLE] = 8;
+	cfqd->service_tree[CFQ_CLASS_BE] = RB_ROOT_CACHED;
+	cfq_test_fill_queue_init(cfqd, a, 0);
+	cfq_test_fill_queue_init(cfqd, b, 7);
+	KUNIT_EXPECT_EQ(test, a->fill_charge, (u32)(CFQ_FILL_UNIT / 180));
+	KUNIT_EXPECT_EQ(test, b->fill_charge, (u32)(CFQ_FILL_UNIT / 40));
+
+	spin_lock_irq(&cmd->lock);
+	cfqd->active_queue = a;
+	rb_add_cached(&b->rb_node, &cfqd->service_tree[CFQ_CLASS_BE],
+		      cfq_rr_less);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
+	b->fill_vt += b->fill_charge;
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+		a->fill_vt += a->fill_charge;
+	}
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	a->fill_vt += a->fill_charge;		/* the fifth */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
+	b->dispatched = cmd->tun[CFQ_QUANTUM];	/* no more in the driver */
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	b->dispatched = 0;
+
+	/* Behind the next queue: A keeps the device at its slice's end. */
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	a->fill_vt = b->fill_vt - 1;
+	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a));
+	a->queued = 0;				/* nothing queued or in flight */
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	a->dispatched = 1;			/* its last part in flight */
+	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a));
+	cmd->tun[CFQ_FILL_SLOTS] = 0;
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	cmd->tun[CFQ_FILL_SLOTS] = 1;
+
+	/* Joining: after a pause at fill_min, after a gap with credit kept. */
+	cfqd->fill_min = 40 * CFQ_FILL_UNIT;
+	b->fill_vt = 0;
+	b->last_end = 0;
+	cfq_fill_join(cmd, b, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, b->fill_vt, cfqd->fill_min);
+	a->fill_vt = 0;
+	cfq_fill_join(cmd, a, NSEC_PER_SEC);	/* a request in the driver */
+	KUNIT_EXPECT_EQ(test, a->fill_vt, cfqd->fill_min - CFQ_FILL_KEEP);
+	a->dispatched = 0;
+	a->fill_vt = cfqd->fill_min - CFQ_FILL_UNIT;
+	a->last_end = NSEC_PER_SEC;		/* back within slice_idle */
+	cfq_fill_join(cmd, a, NSEC_PER_SEC + 7 * MS);
+	KUNIT_EXPECT_EQ(test, a->fill_vt, cfqd->fill_min - CFQ_FILL_UNIT);
+	cfq_fill_join(cmd, a, NSEC_PER_SEC + 9 * MS);	/* a pause */
+	KUNIT_EXPECT_EQ(test, a->fill_vt, cfqd->fill_min);
+	spin_unlock_irq(&cmd->lock);
+}
+
 static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE_PARAM(cfq_test_prio_slice, cfq_slice_gen_params),
 	KUNIT_CASE(cfq_test_scale_slice),
@@ -230,6 +324,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
 	KUNIT_CASE(cfq_test_seeks_free),
 	KUNIT_CASE(cfq_test_rr_order),
+	KUNIT_CASE(cfq_test_fill_queue),
 	{}
 };
 

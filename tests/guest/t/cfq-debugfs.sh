@@ -37,6 +37,17 @@ done
 st=$(printf '%s\n' "${lines[@]}")
 [ $seen = 1 ] || { echo "$st"; fail "no snapshot with the group and a sync BE4 queue in service"; }
 grep -q '^/ parent - weight 100 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
+# The reader's queue, at a moment it has a request queued or in flight.
+qre='^/ pid [0-9]+ sync B4 queued [0-9]+ in_driver [0-9]+ dispatched [1-9][0-9]* fill -?[0-9]+ fill_vt [0-9]+( active)?$'
+seen=0
+while [ $seen = 0 ] && kill -0 $fpid 2>/dev/null; do
+	mapfile -t lines <"$sched/queues"
+	for l in "${lines[@]}"; do
+		[[ $l =~ $qre ]] && seen=1
+	done
+	[ $seen = 1 ] || sleep 0.05
+done
+[ $seen = 1 ] || { printf '%s\n' "${lines[@]}"; fail "queues: no line for the reader"; }
 wait $fpid || fail "fio"
 # 5 s of a depth-1, 1 ms device: thousands of dispatches.  One sequential
 # reader on a disk whose seek cost is not known yet is idled for.
