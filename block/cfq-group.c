@@ -168,10 +168,13 @@ static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e, bool keep)
 
 	if (WARN_ON_ONCE(e->tree))
 		return;
-	if (keep)
-		floor -= cfq_vtime_charge(cfq_keep_ns(e->in->cmd), e->weight);
-	if (cfq_vtime_before(e->vdisktime, floor))
-		e->vdisktime = floor;
+	if (cfq_vtime_before(e->vdisktime, floor)) {
+		if (keep)
+			floor -= cfq_vtime_charge(cfq_keep_ns(e->in->cmd),
+						  e->weight);
+		if (cfq_vtime_before(e->vdisktime, floor))
+			e->vdisktime = floor;
+	}
 	e->tree = e->rtbe ? &s->tree : &s->idle_tree;
 	rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
 }
@@ -274,8 +277,12 @@ static void cfq_sched_count(struct cfq_sched *s, struct cfq_entity *e, int d)
 	}
 	s->weight_sum -= w;
 	s->weight_sq_sum -= w * w;
-	if (w == s->max_weight && !--s->nr_max)
+	if (!s->nr_busy) {	/* the last one: nothing to look for */
+		WRITE_ONCE(s->max_weight, 0);
+		s->nr_max = 0;
+	} else if (w == s->max_weight && !--s->nr_max) {
 		cfq_sched_rescan_max(s);
+	}
 }
 
 /*

@@ -124,12 +124,11 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	cfqq->nr_dispatched++;
 	cfqd->in_driver++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
-	if (cfq_fill_on(cmd)) {
-		cfqq->fill_vt += cfqq->fill_charge;
-		if (cfqd->active_queue == cfqq &&
-		    cfq_vtime_before(cfqd->fill_min, cfqq->fill_vt))
-			cfqd->fill_min = cfqq->fill_vt;
-	}
+	/* Kept in every mode (cheaper than asking): cfq_fill_queue(). */
+	cfqq->fill_vt += cfqq->fill_charge;
+	if (cfqd->active_queue == cfqq &&
+	    cfq_vtime_before(cfqd->fill_min, cfqq->fill_vt))
+		cfqd->fill_min = cfqq->fill_vt;
 	cfq_stat_io(cfqd, rq, 1);
 	if (rq_is_sync(rq)) {
 		cfqd->sync_in_driver++;

@@ -422,7 +422,7 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	}
 	cfq_update_next_rq(cmd, cfqq, rq);
 
-	if (!cfqq->queued && cfq_fill_on(cmd))
+	if (!cfqq->queued)
 		cfq_fill_join(cmd, cfqq, now);
 	if (!cfqq->queued++)
 		cfq_queue_busy(cfqd, cfqq, true);
