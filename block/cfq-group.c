@@ -61,14 +61,14 @@
 
 /*
  * The most credit an entity keeps across a gap it did not choose: a
- * group_slice of service, times the device's depth over 8 (at least 1).
- * In I/O-count mode service is counted in requests, and a deep device
- * completes that many more in the same time.
+ * group_slice of service for each request the device takes at once, and
+ * for at least 8.  In I/O-count mode service is counted in requests, and
+ * a deep device completes that many more in the same time.
  */
 static u64 cfq_keep_ns(struct cfq_meta_data *cmd)
 {
 	return cfq_tun_ns(cmd, CFQ_GROUP_SLICE) *
-	       max(READ_ONCE(cmd->keep_scale), 1U);
+	       max(READ_ONCE(cmd->keep_scale), 8U);
 }
 
 static u64 cfq_vtime_charge(u64 service, unsigned int weight)
@@ -154,11 +154,8 @@ static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
  * that holds all of a group's requests at once, that gap opens at every
  * request.  Such an entity keeps its key, and with it the credit it had:
  * the key may be below the minimum, which never moves back; but by no
- * more than cfq_keep_ns() of service at its weight.  A group that is
- * served at once whenever it sends a request (a reader that thinks
- * between requests, on a deep device) falls behind the minimum by what
- * it does not use, not by what it was denied, and unbounded, that credit
- * would let it hold the device for seconds once it got a turn.  An entity
+ * more than cfq_keep_ns() of service at its weight, so that no group
+ * holds the device for long on credit from the past.  An entity
  * that had only IDLE-class work and gets RT or BE work joins at the
  * minimum: it was not competing.
  */
@@ -814,6 +811,31 @@ static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 	return cmd->tun[CFQ_GROUP_IDLE] && cfq_others_waiting(cmd, cfqd) &&
 	       !cfq_tags_full(cmd) &&
 	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
+}
+
+/*
+ * @cfqd is served at once, out of turn, after thinking (cfq_fill_light()):
+ * it waited for nothing, so the service it did not use while it thought
+ * is not owed to it.  Its path goes no earlier than each level's minimum,
+ * as after a pause.  Without this, a reader that thinks between requests
+ * falls behind the minimum by all it does not use, and once it got a turn
+ * it would hold the device until it caught up.
+ */
+static void cfq_group_forfeit(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	struct cfq_entity *e;
+
+	lockdep_assert_held(&cmd->lock);
+
+	for_each_path_entity(cmd, cfqd, e) {
+		struct cfq_sched *s = cfq_entity_sched(e);
+
+		if (!e->tree ||
+		    !cfq_vtime_before(e->vdisktime, s->min_vdisktime))
+			continue;
+		cfq_st_del(e);
+		cfq_st_add(s, e, false);
+	}
 }
 
 /* The group whose own queues come first below @e, or NULL (IDLE only). */

@@ -270,6 +270,9 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
  * send it.  In I/O-count mode, with a free slot, it goes first, on the
  * terms of cfq_group_fill_pick(): only while its virtual time, this
  * request charged, is not after that of its sibling on the served path.
+ * If it thought for more than CFQ_THINK_NS since its last completion, it
+ * forfeits the credit it has (cfq_group_forfeit()); a task that reads
+ * 1 MiB at a time, back at once, keeps it.
  */
 static struct request *cfq_fill_light(struct cfq_meta_data *cmd, u64 now)
 {
@@ -290,6 +293,8 @@ static struct request *cfq_fill_light(struct cfq_meta_data *cmd, u64 now)
 	cfqq = cfq_fill_queue_of(cmd, g);
 	if (!cfqq)
 		return NULL;
+	if (now - g->sync_done > CFQ_THINK_NS)
+		cfq_group_forfeit(cmd, g);
 	cmd->events[CFQ_EV_FILL_GROUP]++;
 	return cfq_fill_from(cmd, cfqq, now);
 }
@@ -1114,7 +1119,7 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 			}
 	}
 	WRITE_ONCE(cmd->nr_hw, nr_hw);
-	WRITE_ONCE(cmd->keep_scale, cfq_hw_depth(cmd) / 8);
+	WRITE_ONCE(cmd->keep_scale, cfq_hw_depth(cmd));
 	WRITE_ONCE(cmd->hctx_depth, bt->sb.depth);
 	WRITE_ONCE(cmd->depth, depth);
 	sbitmap_queue_min_shallow_depth(bt, 1);

@@ -358,7 +358,7 @@ struct cfq_meta_data {
 	unsigned int		depth;		/* scheduler tags, whole device */
 	unsigned int		hctx_depth;	/* ... of one hardware queue */
 	unsigned int		nr_hw;		/* hardware queues with tags */
-	unsigned int		keep_scale;	/* cfq_keep_ns(): depth / 8 */
+	unsigned int		keep_scale;	/* cfq_keep_ns(): the depth */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 

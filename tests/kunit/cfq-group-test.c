@@ -281,14 +281,18 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key + NSEC_PER_MSEC / 2);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
 
-	/* Credit kept is bounded: a group_slice (100 ms) at A's weight. */
+	/*
+	 * Credit kept is bounded: a group_slice (100 ms) per request the
+	 * device takes, at least 8 (here, without a device): 400 ms of A's
+	 * virtual time at weight 200.
+	 */
 	cfq_test_work(cmd, a, -1);
 	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, NSEC_PER_SEC);
+	cfq_group_charge(cmd, b, 2 * NSEC_PER_SEC);
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_path_deactivate(cmd, b);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime,
-			cmd->root.sched.min_vdisktime - 50 * NSEC_PER_MSEC);
+			cmd->root.sched.min_vdisktime - 400 * NSEC_PER_MSEC);
 
 	a->sync_in_driver = 0;	/* A pauses */
 	cfq_test_away(test, cmd, a, b);
