@@ -813,31 +813,6 @@ static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
 }
 
-/*
- * @cfqd is served at once, out of turn, after thinking (cfq_fill_light()):
- * it waited for nothing, so the service it did not use while it thought
- * is not owed to it.  Its path goes no earlier than each level's minimum,
- * as after a pause.  Without this, a reader that thinks between requests
- * falls behind the minimum by all it does not use, and once it got a turn
- * it would hold the device until it caught up.
- */
-static void cfq_group_forfeit(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	struct cfq_entity *e;
-
-	lockdep_assert_held(&cmd->lock);
-
-	for_each_path_entity(cmd, cfqd, e) {
-		struct cfq_sched *s = cfq_entity_sched(e);
-
-		if (!e->tree ||
-		    !cfq_vtime_before(e->vdisktime, s->min_vdisktime))
-			continue;
-		cfq_st_del(e);
-		cfq_st_add(s, e, false);
-	}
-}
-
 /* The group whose own queues come first below @e, or NULL (IDLE only). */
 static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
 {

@@ -264,42 +264,6 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 }
 
 /*
- * A group owed service that has nothing in the driver (a task that sends
- * one request at a time and thinks between them) should not wait for the
- * served group's turn to end, which may be most of a group_slice away, to
- * send it.  In I/O-count mode, with a free slot, it goes first, on the
- * terms of cfq_group_fill_pick(): only while its virtual time, this
- * request charged, is not after that of its sibling on the served path.
- * If it thought for more than CFQ_THINK_NS since its last completion, it
- * forfeits the credit it has (cfq_group_forfeit()); a task that reads
- * 1 MiB at a time, back at once, keeps it.
- */
-static struct request *cfq_fill_light(struct cfq_meta_data *cmd, u64 now)
-{
-	struct cfq_queue *cfqq;
-	struct cfq_data *g;
-	unsigned int depth;
-
-	lockdep_assert_held(&cmd->lock);
-
-	if (!cmd->nr_forks || !cfq_fill_on(cmd))
-		return NULL;
-	depth = cfq_hw_depth(cmd);
-	if (cmd->in_driver >= depth)
-		return NULL;
-	g = cfq_group_fill_pick(cmd, depth);
-	if (!g || g->in_driver)
-		return NULL;
-	cfqq = cfq_fill_queue_of(cmd, g);
-	if (!cfqq)
-		return NULL;
-	if (now - g->sync_done > CFQ_THINK_NS)
-		cfq_group_forfeit(cmd, g);
-	cmd->events[CFQ_EV_FILL_GROUP]++;
-	return cfq_fill_from(cmd, cfqq, now);
-}
-
-/*
  * A served group with nothing queued keeps its turn while its sync
  * requests in the driver may bring more (their completion arms group
  * idling) or group idling runs.
@@ -346,9 +310,6 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 				break;
 			cfq_group_activate(cmd, cfqd, now);
 		}
-		rq = cfq_fill_light(cmd, now);
-		if (rq)
-			goto out;
 
 		verdict = cfq_select_queue(cmd, cfqd, now,
 					   cfq_group_clock(cmd, cfqd, now));

@@ -43,8 +43,6 @@
  * requests a millisecond (40 ms x 32 / 40 units).
  */
 #define CFQ_FILL_KEEP		(32 * CFQ_FILL_UNIT)
-/* A group back this long after its last completion was thinking. */
-#define CFQ_THINK_NS		(3 * NSEC_PER_MSEC / 2)
 /* Queues of the served group's class looked at for a free slot. */
 #define CFQ_FILL_SCAN		8
 
@@ -286,8 +284,6 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now);
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
-static void cfq_group_forfeit(struct cfq_meta_data *cmd,
-			      struct cfq_data *cfqd);
 static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 					    unsigned int depth);
 static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
