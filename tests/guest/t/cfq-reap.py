@@ -41,6 +41,8 @@ while not set(os.listdir('/sys/block')) - before:
     time.sleep(0.05)
 disk = sorted(set(os.listdir('/sys/block')) - before)[0]
 devices.wait_for(f'/dev/{disk}')
+# /sys/block/X appears before add_disk registers its queue directory.
+devices.wait_for(f'/sys/block/{disk}/queue/scheduler')
 write_sched(disk, 'cfq')
 # The delay can only change with no command in flight: the new disk's
 # scan and partition read may still be running.
