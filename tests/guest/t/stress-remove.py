@@ -98,6 +98,8 @@ def scsi_debug_cycle(i):
         time.sleep(0.05)
     disk = sorted(set(os.listdir('/sys/block')) - before)[0]
     devices.wait_for(f'/dev/{disk}')
+    # /sys/block/X appears before add_disk registers its queue directory.
+    devices.wait_for(f'/sys/block/{disk}/queue/scheduler')
     devices.Device(disk, [f'/dev/{disk}'], 128, 1).set_scheduler('cfq')
     runs = load(f'sd{i}', f'/dev/{disk}')
     delete = f'/sys/block/{disk}/device/delete'
