@@ -823,12 +823,12 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
 
 /*
  * May @g, below the waiting entity @e, put a request into a free slot of
- * a device of @depth while @a, @e's sibling on the served path, is served?  If @e's key,
- * with @g's requests in the driver and this one charged in advance, is
- * not after @a's: @e then never gets ahead of its share, whatever the
- * served group leaves unused.  And @g takes no more of the device's slots
- * than its weight's part of the two, at least one, so that the served
- * group finds slots for its next requests.
+ * a device of @depth while @a, @e's sibling on the served path, is
+ * served?  If @e's key, with @g's requests in the driver and this one
+ * charged in advance, is not after @a's: @e then never gets ahead of its
+ * share, whatever the served group leaves unused.  And @g takes no more
+ * of the device's slots than its weight's part of the two, at least one,
+ * so that the served group finds slots for its next requests.
  */
 static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 				struct cfq_data *g, unsigned int depth)
@@ -844,10 +844,10 @@ static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 
 /*
  * A group that may use a slot the served group leaves free on a device of
- * @depth (I/O-count mode; see cfq_fill()).  From the top down the served path: at each
- * level, the first entity waiting there, through the first groups below
- * it, if cfq_entity_may_fill() lets it.  Only the first: it has the
- * smallest key of its level.
+ * @depth (I/O-count mode; see cfq_fill()).  From the top down the served
+ * path: at each level, the first entity waiting there, through the
+ * first groups below it, if cfq_entity_may_fill() lets it.  Only the
+ * first: it has the smallest key of its level.
  */
 static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 					    unsigned int depth)

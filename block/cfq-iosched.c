@@ -245,7 +245,7 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 		return cfq_fill_from(cmd, cfqq, now);
 	}
 	g = cfq_group_fill_pick(cmd, depth);
-	cfqq = g ? cfq_fill_queue_of(cmd, g) : NULL;
+	cfqq = g ? cfq_fill_queue_of(cmd, g, now) : NULL;
 	if (cfqq) {
 		cmd->events[CFQ_EV_FILL_GROUP]++;
 		return cfq_fill_from(cmd, cfqq, now);

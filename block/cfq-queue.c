@@ -726,8 +726,8 @@ static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
  * The active queue @cfqq used its slice: is it still owed requests, with
  * work queued or in the driver (a task that reads 1 MiB at a time has
  * none queued while it waits for the last part), and its fill_vt before
- * that of the next queue of its class
- * in the round robin (a tie goes to the other)?  Then it starts a new
+ * that of the next queue of its class in the round robin (a tie goes
+ * to the other)?  Then it starts a new
  * slice in place.  With concurrent service, the others got their part of
  * the requests during its slice, and it fell behind during theirs, when
  * it could not take its part of their requests: handing the device on
@@ -776,27 +776,20 @@ static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 
 /*
  * The queue of @cfqd, a group not served now, that would use a free slot:
- * its active queue if that has requests, else the head of its highest
- * class with work, RT or BE; if it may send another request.
+ * its active queue if that has requests, else the head of its round robin
+ * (cfq_rr_first()); RT or BE, and if it may send another request.
  */
 static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,
-					   struct cfq_data *cfqd)
+					   struct cfq_data *cfqd, u64 now)
 {
 	struct cfq_queue *cfqq = cfqd->active_queue;
-	struct rb_node *n;
-	int c;
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (!cfqq || !cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE) {
-		cfqq = NULL;
-		for (c = CFQ_CLASS_RT; c < CFQ_CLASS_IDLE && !cfqq; c++) {
-			n = rb_first_cached(&cfqd->service_tree[c]);
-			if (n)
-				cfqq = rb_entry(n, struct cfq_queue, rb_node);
-		}
-	}
-	return cfqq && cfq_may_dispatch(cmd, cfqq) ? cfqq : NULL;
+	if (!cfqq || !cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE)
+		cfqq = cfq_rr_first(cmd, cfqd, now);
+	return cfqq && cfqq->ioclass != CFQ_CLASS_IDLE &&
+	       cfq_may_dispatch(cmd, cfqq) ? cfqq : NULL;
 }
 
 /*

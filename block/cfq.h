@@ -244,7 +244,7 @@ static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
 static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 					struct cfq_data *cfqd);
 static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,
-					   struct cfq_data *cfqd);
+					   struct cfq_data *cfqd, u64 now);
 static struct request *cfq_fill_from(struct cfq_meta_data *cmd,
 				     struct cfq_queue *cfqq, u64 now);
 
