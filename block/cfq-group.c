@@ -627,6 +627,7 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 		cfq_group_read_weight(cmd, g);
 	cfq_path_activate(cmd, cfqd);
 	cfqd->turn_start = now;
+	cfqd->turn_service = cfqd->service;
 	cfqd->turns++;
 	if (cfqd->busy_since) {
 		if (cfqd->stat)
@@ -759,6 +760,27 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
 }
 
 /*
+ * Has @cfqd used its turn?  A turn lasts its budget of time, and in
+ * I/O-count mode no more than its budget of service either (a request
+ * counts CFQ_IOPS_CHARGE_NS).  There other groups run beside the served
+ * one (cfq_fill()), and a group's requests are served at the rate its
+ * tasks make them, whatever its weight: measured in time alone, a light
+ * group's turn on a fast device takes many times its share of requests,
+ * and the others then wait behind its key until they have caught up, in
+ * stretches that show in a second's shares.  In time mode the two
+ * measures are the same while the group is served alone.
+ */
+static bool cfq_turn_used(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			  u64 now)
+{
+	u64 budget = cfq_turn_budget(cmd, cfqd);
+
+	return now - cfqd->turn_start >= budget ||
+	       (cfq_iops_mode(cmd) &&
+		cfqd->service - cfqd->turn_service >= budget);
+}
+
+/*
  * Used its turn: yield if another entity waiting on its path now comes
  * first, else start a new turn in place.  (@cfqd is served, so its path
  * is off the trees: whatever waits there is another's.)  A group still
@@ -770,12 +792,13 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
 static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now)
 {
-	if (now - cfqd->turn_start < cfq_turn_budget(cmd, cfqd))
+	if (!cfq_turn_used(cmd, cfqd, now))
 		return false;
 	if (!cfq_group_still_first(cmd, cfqd))
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
 	cfqd->turn_start = now;
+	cfqd->turn_service = cfqd->service;
 	cfqd->turns++;
 	return false;
 }

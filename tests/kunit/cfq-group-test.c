@@ -58,6 +58,7 @@ static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	spin_lock_init(&cmd->lock);
 	cmd->tun[CFQ_GROUP_SLICE] = 100;	/* credit kept: 100 ms at 100 */
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;	/* no queue to ask */
 	root = &cmd->root;
 	root->cmd = cmd;
 	root->sched.tree = RB_ROOT_CACHED;
@@ -387,6 +388,41 @@ static void cfq_test_turn_owed(struct kunit *test)
 }
 
 /*
+ * A (200) and B (100) on a fast device in I/O-count mode: A's turn of
+ * 100 ms ends after 100 requests, however little time they took; in time
+ * mode the same requests leave it going.
+ */
+static void cfq_test_turn_iops(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	u64 now = 1ULL << 40;
+	int i;
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
+	a->turn_start = now;
+	a->turn_service = a->service;
+	cfq_path_activate(cmd, a);
+	for (i = 0; i < 99; i++)
+		cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS);
+	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
+	cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS);
+	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	KUNIT_EXPECT_TRUE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
+	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + NSEC_PER_MSEC));
+	cfq_path_deactivate(cmd, a);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * A free slot goes to a waiting group only while that keeps it within its
  * share: A (200) served, B (25) waiting.  A B request is charged 4 ms of
  * B's key (1 ms at weight 25), so B may fill while its key, with its
@@ -604,6 +640,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_dry_keeps_credit),
 	KUNIT_CASE(cfq_test_may_keep),
 	KUNIT_CASE(cfq_test_turn_owed),
+	KUNIT_CASE(cfq_test_turn_iops),
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
