@@ -4,6 +4,20 @@
 . "$TESTDIR/lib.sh"
 
 nullb_create dbgtest irqmode=2 completion_nsec=1000000 hw_queue_depth=1 size=256
+# The blk tracer may miss the first requests sent just after it is
+# switched on (a run's trace began at fio's second read, and cfq's
+# only "turn start" went with the first).  Switch it on before cfq, read
+# until a request shows in the trace, then empty it.
+echo 1 >/sys/block/dbgtest/trace/enable
+echo blk >/sys/kernel/tracing/current_tracer
+live=0
+for i in $(seq 30); do
+	dd if=/dev/dbgtest of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+	grep -q ' Q  *R' /sys/kernel/tracing/trace && live=1 && break
+	sleep 0.1
+done
+[ $live = 1 ] || fail "the blk tracer shows no request after 30 reads"
+echo >/sys/kernel/tracing/trace
 echo cfq >/sys/block/dbgtest/queue/scheduler
 echo 1 >/sys/block/dbgtest/queue/rotational
 sched=/sys/kernel/debug/block/dbgtest/sched
@@ -15,8 +29,6 @@ ev() { awk -v k="$1" '$1 == k { print $2 }' "$sched/events"; }
 	{ cat "$sched/events"; fail "events: not 11 'name count' lines"; }
 d0=$(ev dispatch) a0=$(ev idle_arm)
 
-echo 1 >/sys/block/dbgtest/trace/enable
-echo blk >/sys/kernel/tracing/current_tracer
 fio --name=r --filename=/dev/dbgtest --direct=1 --rw=read --bs=4k \
 	--time_based --runtime=5 --ioengine=psync --eta=never \
 	--output-format=json >/dev/null &
