@@ -206,12 +206,26 @@ static void cfq_st_update_min(struct cfq_sched *s)
 		s->min_vdisktime = min;
 }
 
-/* Charge @service to @e at its level; keep the tree in order. */
-static void cfq_entity_charge(struct cfq_entity *e, u64 service)
+/*
+ * Charge @service to @e at its level; keep the tree in order.  A @spare
+ * request (see cfq_fill()) took a slot the served entity of the level
+ * could not use: it moves @e's key no further than one such charge past
+ * the served entity's, so that a group using the slots a thinking one
+ * leaves gets ahead of it, but by no more than that.
+ */
+static void cfq_entity_charge(struct cfq_entity *e, u64 service, bool spare)
 {
+	struct cfq_sched *s = cfq_entity_sched(e);
+	u64 c = cfq_vtime_charge(service, e->weight), key = e->vdisktime + c;
 	struct cfq_entity *next;
 
-	e->vdisktime += cfq_vtime_charge(service, e->weight);
+	if (spare && s->active && s->active != e &&
+	    cfq_vtime_before(s->active->vdisktime + c, key)) {
+		key = s->active->vdisktime + c;
+		if (cfq_vtime_before(key, e->vdisktime))
+			key = e->vdisktime;
+	}
+	e->vdisktime = key;
 	if (e->tree) {
 		next = cfq_st_next(e);
 		/* The key only grows: re-sort only if it passed the next. */
@@ -395,9 +409,12 @@ static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	}
 }
 
-/* Charge @service to @cfqd's own queues, at every level of its path. */
+/*
+ * Charge @service to @cfqd's own queues, at every level of its path
+ * (@spare: see cfq_entity_charge()).
+ */
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			     u64 service)
+			     u64 service, bool spare)
 {
 	struct cfq_entity *e;
 
@@ -405,7 +422,7 @@ static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 	cfqd->service += service;
 	for_each_path_entity(cmd, cfqd, e)
-		cfq_entity_charge(e, service);
+		cfq_entity_charge(e, service, spare);
 }
 
 /* The group's own weight on this device. */
@@ -847,22 +864,30 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
 /*
  * May @g, below the waiting entity @e, put a request into a free slot of
  * a device of @depth while @a, @e's sibling on the served path, is
- * served?  If @e's key, with @g's requests in the driver and this one
- * charged in advance, is not after @a's: @e then never gets ahead of its
- * share, whatever the served group leaves unused.  And @g takes no more
- * of the device's slots than its weight's part of the two, at least one,
- * so that the served group finds slots for its next requests.
+ * served?  @g takes no more of the device's slots than its weight's part
+ * of the two, at least one, so that the served group finds slots for its
+ * next requests; half of them if the slot is @spare (see cfq_fill()), as
+ * the served group has none in use.  And, unless the slot is spare, only
+ * if @e's key, with @g's requests in the driver and this one charged in
+ * advance, is not after @a's: @e then never gets ahead of its share.
  */
 static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
-				struct cfq_data *g, unsigned int depth)
+				struct cfq_data *g, unsigned int depth,
+				bool spare)
 {
 	unsigned int cap = depth * e->weight / (e->weight + a->weight);
-	u64 key = e->vdisktime +
-		  cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
-				   e->weight);
+	u64 key;
 
-	return g->in_driver < max(cap, 1U) &&
-	       !cfq_vtime_before(a->vdisktime, key);
+	if (spare)
+		cap = max(cap, depth / 2);
+	if (g->in_driver >= max(cap, 1U))
+		return false;
+	if (spare)
+		return true;
+	key = e->vdisktime +
+	      cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
+			       e->weight);
+	return !cfq_vtime_before(a->vdisktime, key);
 }
 
 /*
@@ -873,7 +898,7 @@ static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
  * first: it has the smallest key of its level.
  */
 static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
-					    unsigned int depth)
+					    unsigned int depth, bool spare)
 {
 	struct cfq_entity *a = cmd->root.sched.active, *e;
 	struct cfq_data *g;
@@ -883,7 +908,7 @@ static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 	for (; a; a = cfq_entity_is_self(a) ? NULL : a->cfqd->sched.active) {
 		e = cfq_st_first(&cfq_entity_sched(a)->tree);
 		g = cfq_entity_first_group(e);
-		if (g && cfq_entity_may_fill(e, a, g, depth))
+		if (g && cfq_entity_may_fill(e, a, g, depth, spare))
 			return g;
 	}
 	return NULL;

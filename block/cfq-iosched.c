@@ -224,19 +224,25 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
  * no disk head is kept in place by waiting, another queue of the group
  * (cfq_fill_queue()), else a waiting group (cfq_group_fill_pick()), may
  * use one, as far as that keeps it within its share; it is charged as any
- * request is, at completion.  If none may, the active queue may go past
- * its quantum.  The served group keeps the device: the wait and its timer
- * go on.  In time mode nothing else runs.
+ * request is, at completion.  A served group with nothing queued and
+ * nothing in the driver, whose tasks think between requests
+ * (CFQ_SPARE_THINK_NS), cannot use a slot now: a waiting group may take
+ * one whatever its key (*@spare, see cfq_entity_charge()), so that a
+ * thinking reader's credit does not keep the device idle.  If none may,
+ * the active queue may go past its quantum.  The served group keeps the
+ * device: the wait and its timer go on.  In time mode nothing else runs.
  */
 static struct request *cfq_fill(struct cfq_meta_data *cmd,
-				struct cfq_data *cfqd, u64 now)
+				struct cfq_data *cfqd, u64 now, bool *spare)
 {
 	unsigned int depth = cfq_hw_depth(cmd);
 	struct cfq_queue *cfqq;
 	struct cfq_data *g;
+	bool dry;
 
 	lockdep_assert_held(&cmd->lock);
 
+	*spare = false;
 	if (!cfq_fill_on(cmd) || cmd->in_driver >= depth)
 		return NULL;
 	cfqq = cfq_fill_queue(cmd, cfqd);
@@ -244,10 +250,14 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 		cmd->events[CFQ_EV_FILL_QUEUE]++;
 		return cfq_fill_from(cmd, cfqq, now);
 	}
-	g = cfq_group_fill_pick(cmd, depth);
+	dry = !cfqd->nr_queued && !cfqd->in_driver &&
+	      cfqd->think_samples >= CFQ_IDLE_MIN_SAMPLES &&
+	      cfqd->think_mean >= CFQ_SPARE_THINK_NS;
+	g = cfq_group_fill_pick(cmd, depth, dry);
 	cfqq = g ? cfq_fill_queue_of(cmd, g, now) : NULL;
 	if (cfqq) {
 		cmd->events[CFQ_EV_FILL_GROUP]++;
+		*spare = dry;
 		return cfq_fill_from(cmd, cfqq, now);
 	}
 	/*
@@ -286,6 +296,7 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	enum cfq_verdict verdict;
 	struct cfq_data *cfqd;
 	struct request *rq;
+	bool spare = false;
 	int pass;
 
 	lockdep_assert_held(&cmd->lock);
@@ -319,7 +330,7 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 			goto out;
 		}
 		if (verdict == CFQ_WAIT || cfq_group_holds(cmd, cfqd)) {
-			rq = cfq_fill(cmd, cfqd, now);
+			rq = cfq_fill(cmd, cfqd, now, &spare);
 			if (rq)
 				goto out;
 			if (cfq_wait(cmd))
@@ -343,8 +354,11 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	cfq_wait(cmd);
 	return NULL;
 out:
-	if (RQ_CFQQ(rq))
+	if (RQ_CFQQ(rq)) {
 		cfq_account_dispatch(cmd, rq, now);
+		if (spare)
+			cfq_rq_set_state(rq, cfq_rq_state(rq) | CFQ_RQ_SPARE);
+	}
 	rq->rq_flags |= RQF_STARTED;
 	return rq;
 }
@@ -723,19 +737,20 @@ static void cfq_completed_request(struct request *rq, u64 now)
 {
 	struct cfq_meta_data *cmd = rq->q->elevator->elevator_data;
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
+	unsigned long state = cfq_rq_state(rq);
 	struct cfq_data *cfqd;
 	unsigned long flags;
 	bool kick;
 	u64 service;
 
 	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
-	if (!cfqq || !(cfq_rq_state(rq) & CFQ_RQ_IN_DRIVER))
+	if (!cfqq || !(state & CFQ_RQ_IN_DRIVER))
 		return;
 
 	spin_lock_irqsave(&cmd->lock, flags);
 	now = cfq_clock(cmd, now);
 	cfqd = cfqq->cfqd;
-	if (!(cfq_rq_state(rq) & CFQ_RQ_IDLE_CLASS))
+	if (!(state & CFQ_RQ_IDLE_CLASS))
 		cmd->last_nonidle = now;
 	service = now - max(rq->fifo_time, cmd->last_completion);
 	cmd->last_completion = now;
@@ -745,11 +760,11 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	if (cfq_iops_mode(cmd))
 		service = CFQ_IOPS_CHARGE_NS;
 	else
-		cfq_seek_sample(cmd, cfq_rq_state(rq) & CFQ_RQ_FAR, service);
+		cfq_seek_sample(cmd, state & CFQ_RQ_FAR, service);
 	cfq_account_done(cmd, rq);
 	if (rq_is_sync(rq) && !cfqd->sync_in_driver)
 		cfqd->sync_done = now;
-	cfq_group_charge(cmd, cfqd, service);
+	cfq_group_charge(cmd, cfqd, service, state & CFQ_RQ_SPARE);
 
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);

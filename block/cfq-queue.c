@@ -428,6 +428,15 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 		cfq_queue_busy(cfqd, cfqq, true);
 	if (cfqq->cic)
 		WRITE_ONCE(cfqq->cic->sync_queued, cfqq->queued);
+	/* The group's think time: from its last sync completion, idle. */
+	if (sync && !cfqd->nr_queued && !cfqd->in_driver && cfqd->sync_done) {
+		u64 gap = min(now - cfqd->sync_done, 2 * CFQ_SPARE_THINK_NS);
+
+		cfqd->think_mean = cfq_ttime_update(cfqd->think_mean,
+						    cfqd->think_samples, gap);
+		if (cfqd->think_samples < U16_MAX)
+			cfqd->think_samples++;
+	}
 	if (!cfqd->nr_queued++ && cmd->active != cfqd)
 		cfqd->busy_since = now;		/* waits for a turn from now */
 	cfq_group_changed(cmd, cfqd, cfq_group_may_keep(cmd, cfqd, now));

@@ -27,6 +27,8 @@
 #define CFQ_SEEK_THR		((sector_t)800)
 /* Requests seen before a queue's idle window can open. */
 #define CFQ_IDLE_MIN_SAMPLES	4
+/* A group that takes this long to send its next request thinks. */
+#define CFQ_SPARE_THINK_NS	NSEC_PER_MSEC
 /* In IOPS mode each completed request is charged as this much service. */
 #define CFQ_IOPS_CHARGE_NS	NSEC_PER_MSEC
 /* Requests of each kind seen before the device's seek cost is known. */
@@ -61,6 +63,7 @@ enum {
 	CFQ_RQ_IN_DRIVER	= 1 << 0,	/* dispatched by us, not done */
 	CFQ_RQ_IDLE_CLASS	= 1 << 1,	/* dispatched from an IDLE queue */
 	CFQ_RQ_FAR		= 1 << 2,	/* seeked from the head position */
+	CFQ_RQ_SPARE		= 1 << 3,	/* in a slot nobody was owed */
 };
 
 static inline unsigned long cfq_rq_state(struct request *rq)
@@ -260,7 +263,7 @@ static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
 static void cfq_group_changed(struct cfq_meta_data *cmd,
 			      struct cfq_data *cfqd, bool keep);
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			     u64 service);
+			     u64 service, bool spare);
 static unsigned int cfq_group_weight(struct cfq_data *cfqd);
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			   struct cgroup_subsys_state *css,
@@ -285,7 +288,7 @@ static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
 static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
-					    unsigned int depth);
+					    unsigned int depth, bool spare);
 static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
 				       struct cgroup_subsys_state *css);
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);

@@ -305,6 +305,8 @@ struct cfq_data {
 	unsigned int		in_driver;
 	unsigned int		sync_in_driver;
 	u64			sync_done;	/* ns, last sync left driver */
+	u64			think_mean;	/* ns, idle to next request */
+	u16			think_samples;	/* saturating */
 
 	/* Statistics (debugfs). */
 	u64			service;	/* ns or I/Os charged */

@@ -119,7 +119,7 @@ static void cfq_test_serve(struct kunit *test, struct cfq_meta_data *cmd,
 		KUNIT_ASSERT_LT(test, k, ng);
 		served[k]++;
 		cfq_path_activate(cmd, p);
-		cfq_group_charge(cmd, p, NSEC_PER_MSEC);
+		cfq_group_charge(cmd, p, NSEC_PER_MSEC, false);
 		cfq_path_deactivate(cmd, p);
 	}
 }
@@ -216,7 +216,7 @@ static void cfq_test_min_follows_served(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_path_activate(cmd, a);	/* alone: its turns renew in place */
 	for (i = 1; i <= 100; i++) {
-		cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC);
+		cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC, false);
 		KUNIT_EXPECT_EQ(test, top->min_vdisktime,
 				(u64)i * 10 * NSEC_PER_MSEC);
 	}
@@ -224,7 +224,7 @@ static void cfq_test_min_follows_served(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->ent.vdisktime, (u64)NSEC_PER_SEC);
 	KUNIT_EXPECT_TRUE(test, cfq_others_waiting(cmd, a));
 	/* The waiting group holds the minimum once the served one passes. */
-	cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC);
+	cfq_group_charge(cmd, a, 10 * NSEC_PER_MSEC, false);
 	KUNIT_EXPECT_EQ(test, top->min_vdisktime, (u64)NSEC_PER_SEC);
 	cfq_path_deactivate(cmd, a);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), b);
@@ -245,7 +245,7 @@ static u64 cfq_test_away(struct kunit *test, struct cfq_meta_data *cmd,
 	cfq_test_work(cmd, a, -1);
 	key = a->ent.vdisktime;
 	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC);
+	cfq_group_charge(cmd, b, 10 * NSEC_PER_MSEC, false);
 	KUNIT_EXPECT_TRUE(test, cfq_vtime_before(key,
 						 cmd->root.sched.min_vdisktime));
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
@@ -277,7 +277,7 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
 	/* Served, still busy: the rest of its credit goes back with it. */
 	cfq_path_activate(cmd, a);
-	cfq_group_charge(cmd, a, NSEC_PER_MSEC);
+	cfq_group_charge(cmd, a, NSEC_PER_MSEC, false);
 	cfq_path_deactivate(cmd, a);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime, key + NSEC_PER_MSEC / 2);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, 1ULL << 40), a);
@@ -289,7 +289,7 @@ static void cfq_test_dry_keeps_credit(struct kunit *test)
 	 */
 	cfq_test_work(cmd, a, -1);
 	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, 2 * NSEC_PER_SEC);
+	cfq_group_charge(cmd, b, 2 * NSEC_PER_SEC, false);
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_path_deactivate(cmd, b);
 	KUNIT_EXPECT_EQ(test, a->ent.vdisktime,
@@ -362,23 +362,23 @@ static void cfq_test_turn_owed(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
 	a->turn_start = now;
 	cfq_path_activate(cmd, a);
-	cfq_group_charge(cmd, a, slice / 2);	/* key 25 ms, B's 0 */
+	cfq_group_charge(cmd, a, slice / 2, false);	/* key 25 ms, B's 0 */
 	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + slice));
 	cfq_path_deactivate(cmd, a);
 
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
 	cfq_path_activate(cmd, b);
-	cfq_group_charge(cmd, b, slice);	/* key 100 ms */
+	cfq_group_charge(cmd, b, slice, false);	/* key 100 ms */
 	cfq_path_deactivate(cmd, b);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
 	a->turn_start = now;
 	cfq_path_activate(cmd, a);
-	cfq_group_charge(cmd, a, slice / 2);	/* 50 ms */
+	cfq_group_charge(cmd, a, slice / 2, false);	/* 50 ms */
 	cfq_test_work(cmd, a, -1);		/* between requests */
 	KUNIT_EXPECT_FALSE(test, cfq_turn_over(cmd, a, now + slice));
 	KUNIT_EXPECT_EQ(test, a->turn_start, now + slice);	/* renewed */
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
-	cfq_group_charge(cmd, a, slice);	/* 100 ms: a tie goes to B */
+	cfq_group_charge(cmd, a, slice, false);	/* 100 ms: a tie goes to B */
 	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + 2 * slice));
 	cfq_path_deactivate(cmd, a);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
@@ -408,9 +408,9 @@ static void cfq_test_turn_iops(struct kunit *test)
 	a->turn_service = a->service;
 	cfq_path_activate(cmd, a);
 	for (i = 0; i < 99; i++)
-		cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS);
+		cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
-	cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS);
+	cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
 	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
 	KUNIT_EXPECT_TRUE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
@@ -446,16 +446,26 @@ static void cfq_test_fill_pick(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a);
 	cfq_path_activate(cmd, a);
 	/* Keys level: B's next request would put it 4 ms ahead. */
-	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
-	cfq_group_charge(cmd, a, 6 * ms);	/* A's key +3 ms */
-	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
-	cfq_group_charge(cmd, a, 2 * ms);	/* +4 ms: B may */
-	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), b);
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	/* A has nothing queued or in the driver: a spare slot. */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
+	b->in_driver = 4;			/* B's spare cap: 4 of 8 */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, true));
+	b->in_driver = 0;
+	/* Spare requests put B one request (4 ms) past A, no further. */
+	cfq_group_charge(cmd, b, ms, true);
+	cfq_group_charge(cmd, b, ms, true);
+	KUNIT_EXPECT_EQ(test, b->ent.vdisktime, a->ent.vdisktime + 4 * ms);
+	b->ent.vdisktime = a->ent.vdisktime;
+	cfq_group_charge(cmd, a, 6 * ms, false);	/* A's key +3 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	cfq_group_charge(cmd, a, 2 * ms, false);	/* +4 ms: B may */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
 	b->in_driver = 1;			/* its next would be 8 ms */
-	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
-	cfq_group_charge(cmd, a, 40 * ms);	/* A's key 24 ms */
-	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));	/* 1 slot */
-	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 32), b);
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	cfq_group_charge(cmd, a, 40 * ms, false);	/* A's key 24 ms */
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));	/* 1 slot */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 32, false), b);
 	b->in_driver = 0;
 	cfq_path_deactivate(cmd, a);
 	cfq_test_work(cmd, a, -1);
@@ -474,15 +484,15 @@ static void cfq_test_fill_pick(struct kunit *test)
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a1);
 	cfq_path_activate(cmd, a1);
-	cfq_group_charge(cmd, a1, 2 * ms);	/* A1 +2 ms, A +1 ms */
-	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), a2);
+	cfq_group_charge(cmd, a1, 2 * ms, false);	/* A1 +2 ms, A +1 ms */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), a2);
 	a2->in_driver = 1;			/* A2's next: 2 ms */
-	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), a2);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), a2);
 	a2->in_driver = 2;			/* 3 ms */
-	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8));
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
 	a2->in_driver = 0;
-	cfq_group_charge(cmd, a1, 40 * ms);	/* A +21: B may too */
-	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8), b);
+	cfq_group_charge(cmd, a1, 40 * ms, false);	/* A +21: B may too */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
 	cfq_path_deactivate(cmd, a1);
 	cfq_test_work(cmd, a1, -1);
 	cfq_test_work(cmd, a2, -1);
@@ -552,7 +562,7 @@ static void cfq_test_idle_only(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_path_activate(cmd, a);
 	KUNIT_EXPECT_FALSE(test, cfq_others_waiting(cmd, a));
-	cfq_group_charge(cmd, a, 5 * NSEC_PER_MSEC);
+	cfq_group_charge(cmd, a, 5 * NSEC_PER_MSEC, false);
 	KUNIT_EXPECT_EQ(test, cmd->root.sched.min_vdisktime,
 			5 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, p->ent.vdisktime, 0ULL);
