@@ -1492,6 +1492,8 @@ static struct elevator_type cfq_iosched = {
 	},
 	.icq_size = sizeof(struct cfq_io_cq),
 	.icq_align = __alignof__(struct cfq_io_cq),
+	/* What a depth-32 disk gets: room to choose among groups. */
+	.min_nr_requests = CFQ_MIN_NR_REQUESTS,
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,
 #endif

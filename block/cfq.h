@@ -47,6 +47,8 @@
 #define CFQ_FILL_KEEP		(32 * CFQ_FILL_UNIT)
 /* Queues of the served group's class looked at for a free slot. */
 #define CFQ_FILL_SCAN		8
+/* Scheduler tags per hardware queue cfq asks blk-mq for, at least. */
+#define CFQ_MIN_NR_REQUESTS	64
 
 static struct kmem_cache *cfq_pool;
 
