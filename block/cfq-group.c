@@ -83,30 +83,30 @@ static bool cfq_vtime_before(u64 a, u64 b)
 
 /*
  * A group's part of the scheduler tags, in CFQ_TAG_ONE units: at every
- * level of its path, its weight against the heaviest busy entity there
- * (@max_weight, itself included); one level at a time.
+ * level of its path, its weight against the sum of the busy weights there
+ * (@total, itself included); one level at a time.
  */
 static unsigned int cfq_tag_frac(unsigned int frac, unsigned int weight,
-				 unsigned int max_weight)
+				 u64 total)
 {
-	if (weight >= max_weight)
+	if (weight >= total)
 		return frac;
-	return frac * weight / max_weight;
+	return div64_u64((u64)frac * weight, total);
 }
 
 /*
- * Scheduler tags a request may use (see cfq_limit_depth()): the group's
- * part @frac of @depth, 3/4 of that for async requests and writes, at
- * least 1.
+ * Tags the sync requests of a group with part @frac of @depth may hold at
+ * once (see cfq_tag_gate()): rounded up, at least 1.
  */
-static unsigned int cfq_tag_share(unsigned int depth, unsigned int frac,
-				  bool async)
+static unsigned int cfq_tag_limit(unsigned int depth, unsigned int frac)
 {
-	unsigned int share = depth * frac / CFQ_TAG_ONE;
+	return max(DIV_ROUND_UP(depth * frac, CFQ_TAG_ONE), 1U);
+}
 
-	if (async)
-		share = share * 3 / 4;
-	return max(share, 1U);
+/* Tags async requests and writes may take: 3/4 of @depth, at least 1. */
+static unsigned int cfq_async_depth(unsigned int depth)
+{
+	return max(depth * 3 / 4, 1U);
 }
 
 /* ---------------------------------------------------------------------
@@ -478,6 +478,10 @@ static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	for (c = 0; c < CFQ_NR_CLASSES; c++)
 		cfqd->service_tree[c] = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&cfqd->queues);
+	atomic_set(&cfqd->tags_held, 0);
+	atomic_set(&cfqd->tags_pending, 0);
+	cfqd->tag_limit = UINT_MAX;	/* until cfq_group_tag_limits() */
+	init_waitqueue_head(&cfqd->gate_wq);
 	cfq_group_read_weight(cmd, cfqd);
 	cfq_cgroup_name(css, cfqd->name, sizeof(cfqd->name));
 	cfqd->stat = cfq_cgroup_stat(css, cmd->dev);
@@ -915,23 +919,57 @@ static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 }
 
 /*
- * The part of the scheduler tags the group of @css may use on this device
- * (CFQ_TAG_ONE: all), for cfq_limit_depth(): without the lock, under RCU.
+ * Every group's tag limit for the gate (cfq_gate_open()): at every level of
+ * its path, the weight of the entity against those at the level whose
+ * subtree holds sync requests (tags_held), itself counted; its own tasks
+ * compete with its children as its self entity.  The gates are looked at
+ * only while two groups or more hold tags (gating).  Called under the lock
+ * every CFQ_TAG_PERIOD_NS from dispatch; the gate reads the result
+ * without it.  Groups are listed parents first.
  */
-static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
-				       struct cgroup_subsys_state *css)
+static void cfq_group_tag_limits(struct cfq_meta_data *cmd)
 {
-	unsigned int frac = CFQ_TAG_ONE;
-	struct cfq_data *cfqd;
-	struct cfq_entity *e;
+	unsigned int depth = READ_ONCE(cmd->depth), frac, old, holders = 0;
+	struct cfq_data *g;
+	bool own;
 
-	cfqd = css ? xa_load(&cmd->group_xa, cfq_cgroup_id(css)) : &cmd->root;
-	if (!cfqd)
-		return frac;
-	for (e = &cfqd->self; e; e = e->in->parent ? &e->in->ent : NULL)
-		frac = cfq_tag_frac(frac, READ_ONCE(e->weight),
-				    READ_ONCE(cfq_entity_sched(e)->max_weight));
-	return frac;
+	lockdep_assert_held(&cmd->lock);
+
+	list_for_each_entry(g, &cmd->groups, node)
+		g->tag_sum = 0;
+	/* Children first: the busy weight at each level. */
+	list_for_each_entry_reverse(g, &cmd->groups, node) {
+		own = atomic_read(&g->tags_held) +
+		      atomic_read(&g->tags_pending) > 0;
+		holders += own;
+		g->tag_holds = own || g->tag_sum;
+		if (own)
+			g->tag_sum += g->self.weight;
+		if (g->tag_holds && g->parent)
+			g->parent->tag_sum += g->ent.weight;
+	}
+	/* Parents first: each path's part, then the group's own. */
+	list_for_each_entry(g, &cmd->groups, node) {
+		g->tag_path = !g->parent ? CFQ_TAG_ONE :
+			cfq_tag_frac(g->parent->tag_path, g->ent.weight,
+				     g->parent->tag_sum +
+				     (g->tag_holds ? 0 : g->ent.weight));
+		own = atomic_read(&g->tags_held) +
+		      atomic_read(&g->tags_pending) > 0;
+		frac = cfq_tag_frac(g->tag_path, g->self.weight,
+				    g->tag_sum + (own ? 0 : g->self.weight));
+		old = g->tag_limit;
+		WRITE_ONCE(g->tag_limit, cfq_tag_limit(depth, frac));
+		/*
+		 * Who waits for a larger part need not wait for a poll (a
+		 * waiter that comes meanwhile checks the limit after it
+		 * queued itself).
+		 */
+		if (g->tag_limit > old && waitqueue_active(&g->gate_wq))
+			wake_up(&g->gate_wq);
+	}
+	/* One group alone may take every tag: no gate to look at. */
+	WRITE_ONCE(cmd->gating, cmd->tun[CFQ_GROUP_DEPTH] && holders > 1);
 }
 
 /*
@@ -970,7 +1008,8 @@ static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	WARN_ON_ONCE(cfqd->nr_children);
 	xa_erase(&cmd->group_xa, cfq_cgroup_id(cfqd->css));
 	list_del(&cfqd->node);
-	cfqd->linked = false;
+	WRITE_ONCE(cfqd->linked, false);
+	wake_up_all(&cfqd->gate_wq);	/* its tasks go where they now are */
 	cfqd->parent->nr_children--;
 	cmd->nr_groups--;
 	cfq_group_put(cmd, cfqd);

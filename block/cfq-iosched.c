@@ -309,6 +309,10 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 		goto out;
 	}
 
+	if (now - cmd->tag_stamp >= CFQ_TAG_PERIOD_NS) {
+		cmd->tag_stamp = now;
+		cfq_group_tag_limits(cmd);
+	}
 	for (pass = 0; pass < 8; pass++) {
 		cfqd = cmd->active;
 		if (cfqd && cfq_turn_over(cmd, cfqd, now)) {
@@ -516,6 +520,19 @@ static void cfq_rq_attribute(struct request *rq)
 	rq->elv.priv[1] = css;
 }
 
+/*
+ * A sync request of @cfqd lets go of its tag (or of the group, requeued to
+ * the root): the first task waiting at the group's gate may pass.  Any
+ * context, without the lock.
+ */
+static void cfq_tags_put(struct cfq_data *cfqd)
+{
+	atomic_dec(&cfqd->tags_held);
+	smp_mb__after_atomic();		/* pairs with set_current_state() */
+	if (waitqueue_active(&cfqd->gate_wq))
+		wake_up(&cfqd->gate_wq);
+}
+
 /* A new request may end an idle wait: stop idling if it is for us. */
 static void cfq_insert_wakes(struct cfq_meta_data *cmd,
 			     struct cfq_queue *cfqq, u64 now)
@@ -556,9 +573,13 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 		 * blk-mq's requeue list): the root group takes it.
 		 */
 		cfq_log_cfqq(cmd, cfqq, "group gone, requeued to the root");
+		if (rq_is_sync(rq))
+			cfq_tags_put(cfqq->cfqd);
 		cfq_queue_put(cmd, cfqq);
 		cfqq = cfq_root_queue(cmd);
 		rq->elv.priv[0] = cfqq;
+		if (cfqq && rq_is_sync(rq))
+			atomic_inc(&cfqq->cfqd->tags_held);
 	}
 	if (!cfqq) {
 		cfq_rq_attribute(rq);
@@ -572,6 +593,8 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 		cfq_cgroup_put(RQ_CSS(rq));	/* the group holds its own */
 		rq->elv.priv[0] = cfqq;
 		cfq_rq_set_state(rq, 0);
+		if (rq_is_sync(rq))
+			atomic_inc(&cfqq->cfqd->tags_held);
 	}
 
 	if (flags & BLK_MQ_INSERT_AT_HEAD) {
@@ -650,6 +673,126 @@ static struct io_cq *cfq_find_get_icq(struct request_queue *q)
 }
 
 /*
+ * Can a task of @cfqd queue one more sync request?  Without the lock.  Its
+ * group's requests count from insertion to their end, and before that
+ * from the gate to their tag (cfq_gate_reserve()).
+ */
+static bool cfq_gate_open(struct cfq_data *cfqd)
+{
+	return !READ_ONCE(cfqd->linked) ||
+	       atomic_read(&cfqd->tags_held) +
+	       atomic_read(&cfqd->tags_pending) < READ_ONCE(cfqd->tag_limit);
+}
+
+/* Drop a group reference taken without the lock. */
+static void cfq_group_put_unlocked(struct cfq_meta_data *cmd,
+				   struct cfq_data *cfqd)
+{
+	unsigned long flags;
+
+	if (refcount_dec_not_one(&cfqd->ref))
+		return;
+	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_group_put(cmd, cfqd);
+	spin_unlock_irqrestore(&cmd->lock, flags);
+}
+
+/*
+ * The request a reservation was made for has its tag (prepare_request),
+ * or the task left (exit_icq): from here on, insertion counts it.
+ */
+static void cfq_gate_unreserve(struct cfq_meta_data *cmd,
+			       struct cfq_io_cq *cic)
+{
+	struct cfq_data *cfqd = xchg(&cic->gate_cfqd, NULL);
+
+	if (!cfqd)
+		return;
+	atomic_dec(&cfqd->tags_pending);
+	cfq_group_put_unlocked(cmd, cfqd);
+}
+
+/*
+ * Wait, first come first served, until @cfqd holds fewer sync requests
+ * than its part of the scheduler tags.  Whoever passes wakes the next if
+ * there is room for it too.  A group waits only while it has
+ * requests on the way, here or in the driver, whose completions wake its
+ * waiters (cfq_tags_put()); a missed wake-up costs a poll interval.
+ */
+static void cfq_gate_wait(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	struct wait_queue_entry wait;
+	bool woken = false;
+
+	atomic_long_inc(&cmd->gate_waits);
+	init_waitqueue_entry(&wait, current);
+	add_wait_queue_exclusive(&cfqd->gate_wq, &wait);
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		/*
+		 * In order: wake-ups go to the first in line (or the next,
+		 * if it runs already); a poll lets only the first through.
+		 */
+		if ((woken || list_first_entry(&cfqd->gate_wq.head,
+					       struct wait_queue_entry,
+					       entry) == &wait) &&
+		    cfq_gate_open(cfqd))
+			break;
+		woken = io_schedule_timeout(CFQ_GATE_POLL) > 0;
+	}
+	__set_current_state(TASK_RUNNING);
+	remove_wait_queue(&cfqd->gate_wq, &wait);
+	/* The next in line may pass too (the limit may have grown). */
+	if (waitqueue_active(&cfqd->gate_wq) && cfq_gate_open(cfqd))
+		wake_up(&cfqd->gate_wq);
+}
+
+/*
+ * The gate of the current task's group: wait for room if there is none
+ * or others wait.  While tags are @scarce, or after a wait, reserve a
+ * place for the request about to take a tag, which prepare_request hands
+ * over: a task waiting for a tag then counts as one of its group's.  A
+ * task that has no io_cq here yet (its first request) passes.
+ */
+static void cfq_tag_gate(struct cfq_meta_data *cmd, struct request_queue *q,
+			 bool scarce)
+{
+	struct io_context *ioc = current->io_context;
+	struct cfq_data *cfqd;
+	struct io_cq *icq;
+	bool wait;
+
+	rcu_read_lock();
+	cfqd = cfq_group_find(cmd, cfq_cgroup_current());
+	if (!cfqd)
+		goto out;
+	/*
+	 * Nobody waiting and room: pass.  Racing with a waiter that just
+	 * queued itself is harmless; it checks the gate again.
+	 */
+	wait = waitqueue_active(&cfqd->gate_wq) || !cfq_gate_open(cfqd);
+	if (!wait && !scarce)
+		goto out;
+	icq = ioc ? cfq_icq_hint(ioc, q) : NULL;
+	if (!icq || !refcount_inc_not_zero(&cfqd->ref))
+		goto out;
+	rcu_read_unlock();
+
+	if (wait)
+		cfq_gate_wait(cmd, cfqd);
+	atomic_inc(&cfqd->tags_pending);
+	/* The icq stays: current holds its io_context, q is not frozen. */
+	cfqd = xchg(&icq_to_cic(icq)->gate_cfqd, cfqd);
+	if (cfqd) {	/* a reservation no request took (cannot happen) */
+		atomic_dec(&cfqd->tags_pending);
+		cfq_group_put_unlocked(cmd, cfqd);
+	}
+	return;
+out:
+	rcu_read_unlock();
+}
+
+/*
  * Called from blk_mq_rq_ctx_init() in the submitter's context, before the
  * bio is attached.  Queue assignment waits for insertion (see BFQ's note
  * on bfq_init_rq()): a prepared request can still be freed unseen.
@@ -657,6 +800,9 @@ static struct io_cq *cfq_find_get_icq(struct request_queue *q)
 static void cfq_prepare_request(struct request *rq)
 {
 	rq->elv.icq = cfq_find_get_icq(rq->q);
+	if (rq->elv.icq && READ_ONCE(icq_to_cic(rq->elv.icq)->gate_cfqd))
+		cfq_gate_unreserve(rq->q->elevator->elevator_data,
+				   icq_to_cic(rq->elv.icq));
 	rq->elv.priv[0] = NULL;
 	rq->elv.priv[1] = cfq_cgroup_get_current();
 }
@@ -673,6 +819,8 @@ static void cfq_finish_request(struct request *rq)
 
 	if (cfqq) {
 		WARN_ON_ONCE(!list_empty(&rq->queuelist));
+		if (rq_is_sync(rq))
+			cfq_tags_put(cfqq->cfqd);
 		/* Only the last reference needs the lock (to free). */
 		if (!refcount_dec_not_one(&cfqq->ref)) {
 			spin_lock_irqsave(&cmd->lock, flags);
@@ -1019,6 +1167,7 @@ static void cfq_exit_icq(struct io_cq *icq)
 	struct cfq_io_cq *cic = icq_to_cic(icq);
 	unsigned long flags;
 
+	cfq_gate_unreserve(cmd, cic);
 	spin_lock_irqsave(&cmd->lock, flags);
 	cic->exited = true;
 	if (cic->sync_cfqq) {
@@ -1032,37 +1181,27 @@ static void cfq_exit_icq(struct io_cq *icq)
 
 /*
  * Called from blk_mq_get_new_requests() before a tag is taken, in the
- * submitter's context, without our lock.  A request waits in the
- * scheduler holding a tag, so whoever holds the tags decides what the
- * scheduler can choose from: async requests and writes get 3/4 of them,
- * so they cannot starve sync reads; and (group_depth) a group gets the
- * part of them its weight has against the heaviest busy entity, at every
- * level of its path (cfq_group_tag_frac()), so that the requests of light
- * groups, which wait longest, cannot fill the tags and leave a heavy
- * group's tasks waiting for a tag instead of for us.  The group cut
- * applies only while tags are scarce (3/4 or more held): under it, the
- * allocator's wake-up order, not cfq, decides which of a light group's
- * tasks may queue, and with 100 readers in a prio-7 group some waited
- * 10 s for a tag while tags were free.
+ * submitter's context, without our lock; it may sleep unless the
+ * allocation must not.  A request waits in the scheduler holding a tag,
+ * so whoever holds the tags decides what the scheduler can choose from:
+ * async requests and writes get 3/4 of them, so they cannot starve sync
+ * reads; and (group_depth) while two groups or more hold tags, the sync
+ * requests of a group may hold the part of them its weight gives it
+ * (cfq_group_tag_limits()): its tasks wait for more at the group's own
+ * gate, in order, instead of in the tag allocator, whose wake-up order
+ * would decide which group can queue.
  */
 static void cfq_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
 	struct cfq_meta_data *cmd = data->q->elevator->elevator_data;
-	unsigned int depth = READ_ONCE(cmd->hctx_depth), frac = CFQ_TAG_ONE;
-	bool async = !op_is_sync(opf) || op_is_write(opf);
-	unsigned int share;
 
-	if (READ_ONCE(cmd->tun[CFQ_GROUP_DEPTH]) &&
-	    cfq_tags_scarce(cmd, READ_ONCE(cmd->depth))) {
-		rcu_read_lock();
-		frac = cfq_group_tag_frac(cmd, cfq_cgroup_current());
-		rcu_read_unlock();
-	} else if (!async) {
-		return;
-	}
-	share = cfq_tag_share(depth, frac, async);
-	if (share < depth)
-		data->shallow_depth = share;
+	if (!op_is_sync(opf) || op_is_write(opf))
+		data->shallow_depth =
+			cfq_async_depth(READ_ONCE(cmd->hctx_depth));
+	if (op_is_sync(opf) && !(data->flags & BLK_MQ_REQ_NOWAIT) &&
+	    READ_ONCE(cmd->gating))
+		cfq_tag_gate(cmd, data->q,
+			     cfq_tags_scarce(cmd, READ_ONCE(cmd->depth)));
 }
 
 /*
@@ -1206,9 +1345,13 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	hrtimer_cancel(&cmd->idle_timer);
 
 	spin_lock_irq(&cmd->lock);
-	WARN(cmd->nr_queued || cmd->in_driver || !list_empty(&cmd->dispatch),
-	     "cfq: exit with %u queued, %u in driver\n", cmd->nr_queued,
-	     cmd->in_driver);
+	WARN(cmd->nr_queued || cmd->in_driver || !list_empty(&cmd->dispatch) ||
+	     atomic_read(&cmd->root.tags_held) ||
+	     atomic_read(&cmd->root.tags_pending),
+	     "cfq: exit with %u queued, %u in driver, %d+%d tags held\n",
+	     cmd->nr_queued, cmd->in_driver,
+	     atomic_read(&cmd->root.tags_held),
+	     atomic_read(&cmd->root.tags_pending));
 	cmd->idling = CFQ_IDLE_NONE;
 	cfq_group_expire(cmd, 0);
 	/* Children were made after their parents: unlink them first. */
@@ -1345,9 +1488,10 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "sync_in_driver %u\nnonidle_in_driver %u\nnonidle_ago_ms %llu\n",
 		   cmd->sync_in_driver, cmd->nonidle_in_driver,
 		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
-	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nhw_depth %u\nmax_weight %u\n",
+	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nhw_depth %u\nmax_weight %u\ngate_waits %ld\n",
 		   cmd->nr_groups, cmd->root.sched.min_vdisktime, cmd->depth,
-		   cfq_hw_depth(cmd), cmd->root.sched.max_weight);
+		   cfq_hw_depth(cmd), cmd->root.sched.max_weight,
+		   atomic_long_read(&cmd->gate_waits));
 	seq_printf(m, "service_us near %llu/%u far %llu/%u seeks_free %d\n",
 		   div_u64(cmd->svc_mean[CFQ_SEEK_NEAR], NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SEEK_NEAR],
@@ -1422,7 +1566,9 @@ static int cfq_groups_show(void *data, struct seq_file *m)
 		if (cfqd->parent)
 			seq_printf(m, " in_parent %s",
 				   cfq_entity_where(&cfqd->ent));
-		seq_printf(m, " children_busy %u\n", cfqd->sched.nr_busy);
+		seq_printf(m, " children_busy %u tags %d+%d/%u\n",
+			   cfqd->sched.nr_busy, atomic_read(&cfqd->tags_held),
+			   atomic_read(&cfqd->tags_pending), cfqd->tag_limit);
 	}
 	spin_unlock_irq(&cmd->lock);
 	return 0;
@@ -1492,7 +1638,7 @@ static struct elevator_type cfq_iosched = {
 	},
 	.icq_size = sizeof(struct cfq_io_cq),
 	.icq_align = __alignof__(struct cfq_io_cq),
-	/* What a depth-32 disk gets: room to choose among groups. */
+	/* What a depth-32 disk gets: room for the groups' tag gates. */
 	.min_nr_requests = CFQ_MIN_NR_REQUESTS,
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs = cfq_queue_debugfs_attrs,

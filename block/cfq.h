@@ -47,8 +47,12 @@
 #define CFQ_FILL_KEEP		(32 * CFQ_FILL_UNIT)
 /* Queues of the served group's class looked at for a free slot. */
 #define CFQ_FILL_SCAN		8
+/* A task waiting at a group's tag gate looks again this often anyway. */
+#define CFQ_GATE_POLL		HZ
 /* Scheduler tags per hardware queue cfq asks blk-mq for, at least. */
 #define CFQ_MIN_NR_REQUESTS	64
+/* How often the groups' tag limits are computed again. */
+#define CFQ_TAG_PERIOD_NS	(10 * NSEC_PER_MSEC)
 
 static struct kmem_cache *cfq_pool;
 
@@ -257,9 +261,9 @@ static struct request *cfq_fill_from(struct cfq_meta_data *cmd,
 static u64 cfq_vtime_charge(u64 service, unsigned int weight);
 static bool cfq_vtime_before(u64 a, u64 b);
 static unsigned int cfq_tag_frac(unsigned int frac, unsigned int weight,
-				 unsigned int max_weight);
-static unsigned int cfq_tag_share(unsigned int depth, unsigned int frac,
-				  bool async);
+				 u64 total);
+static unsigned int cfq_tag_limit(unsigned int depth, unsigned int frac);
+static unsigned int cfq_async_depth(unsigned int depth);
 static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd, u64 now);
 static void cfq_group_changed(struct cfq_meta_data *cmd,
@@ -291,7 +295,8 @@ static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd);
 static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 					    unsigned int depth, bool spare);
-static unsigned int cfq_group_tag_frac(struct cfq_meta_data *cmd,
+static void cfq_group_tag_limits(struct cfq_meta_data *cmd);
+static struct cfq_data *cfq_group_find(struct cfq_meta_data *cmd,
 				       struct cgroup_subsys_state *css);
 static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd);
 static void cfq_group_try_reap(struct cfq_meta_data *cmd,

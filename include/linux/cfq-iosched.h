@@ -40,9 +40,13 @@
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
  *   cfq_data reads it into its entities when it is created and when a
  *   turn starts on its path, so a change takes effect then.
- * - limit_depth() reads a group's path of weights without the lock, under
- *   RCU: cfq_data is freed after a grace period, the weights and the
- *   levels' max_weight are READ_ONCE/WRITE_ONCE.
+ * - limit_depth() finds the submitter's group without the lock, under
+ *   RCU (cfq_data is freed after a grace period), and reads its
+ *   tag_limit (written under cmd->lock, READ_ONCE/WRITE_ONCE).  A
+ *   group's tags_held is atomic: raised at insert under cmd->lock,
+ *   dropped by finish_request without it, which then wakes the group's
+ *   gate_wq.  Tasks sleep on gate_wq holding a reference on the group,
+ *   taken with refcount_inc_not_zero() under RCU.
  *
  * Lifetimes
  * ---------
@@ -218,7 +222,7 @@ struct cfq_sched {
 	unsigned int		nr_busy_rtbe;
 	u64			weight_sum;
 	u64			weight_sq_sum;
-	unsigned int		max_weight;	/* READ_ONCE: limit_depth */
+	unsigned int		max_weight;	/* debugfs */
 	unsigned int		nr_max;
 };
 
@@ -291,6 +295,15 @@ struct cfq_data {
 	u64			busy_since;	/* ns, waiting with requests */
 	struct cfq_stat		*stat;		/* cfq.stat, or NULL */
 	struct rcu_head		rcu;		/* limit_depth reads under RCU */
+	/* The tag gate (cfq_tag_gate()): sync requests here or in driver, */
+	atomic_t		tags_held;
+	atomic_t		tags_pending;	/* ... or waiting for a tag */
+	unsigned int		tag_limit;	/* READ_ONCE: limit_depth */
+	wait_queue_head_t	gate_wq;	/* tasks waiting to queue more */
+	/* cfq_group_tag_limits(), under the lock. */
+	u64			tag_sum;	/* weights holding tags below */
+	unsigned int		tag_path;	/* the part of its path */
+	bool			tag_holds;	/* holds tags, or a child does */
 
 	/* Inner layer: per-task CFQ. */
 	struct rb_root_cached	service_tree[CFQ_NR_CLASSES];
@@ -362,6 +375,9 @@ struct cfq_meta_data {
 	unsigned int		hctx_depth;	/* ... of one hardware queue */
 	unsigned int		nr_hw;		/* hardware queues with tags */
 	unsigned int		keep_scale;	/* cfq_keep_ns(): the depth */
+	atomic_long_t		gate_waits;	/* tasks that waited at a gate */
+	u64			tag_stamp;	/* ns, cfq_group_tag_limits() */
+	bool			gating;		/* READ_ONCE: limit_depth */
 	u32			tun[CFQ_NR_TUNABLES];
 };
 
@@ -372,6 +388,8 @@ struct cfq_io_cq {
 	/* sync_cfqq's queued requests; read by bio_merge without the lock */
 	unsigned int		sync_queued;
 	bool			exited;		/* exit_icq ran: attach nothing */
+	/* A place reserved at its group's tag gate, a group reference. */
+	struct cfq_data		*gate_cfqd;
 };
 
 /*

@@ -20,21 +20,24 @@ static void cfq_test_tag_share(struct kunit *test)
 {
 	unsigned int half = cfq_tag_frac(CFQ_TAG_ONE, 100, 200);
 	unsigned int eighth = cfq_tag_frac(CFQ_TAG_ONE, 25, 200);
+	unsigned int prio7 = cfq_tag_frac(CFQ_TAG_ONE, 1, 13);
 
-	/* Alone, or the heaviest: every tag for reads, 3/4 for writes. */
+	/* Alone: every tag; async requests and writes 3/4 of the device. */
 	KUNIT_EXPECT_EQ(test, cfq_tag_frac(CFQ_TAG_ONE, 200, 200), CFQ_TAG_ONE);
 	KUNIT_EXPECT_EQ(test, cfq_tag_frac(CFQ_TAG_ONE, 100, 0), CFQ_TAG_ONE);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, CFQ_TAG_ONE, false), 128U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, CFQ_TAG_ONE, true), 96U);
-	/* Under a weight-200 group: 100 -> half, 25 -> an eighth. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, half, false), 64U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, eighth, false), 16U);
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, eighth, true), 12U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(128, CFQ_TAG_ONE), 128U);
+	KUNIT_EXPECT_EQ(test, cfq_async_depth(128), 96U);
+	KUNIT_EXPECT_EQ(test, cfq_async_depth(1), 1U);
+	/* Of a busy weight of 200: 100 -> half, 25 -> an eighth. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(128, half), 64U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(128, eighth), 16U);
 	/* Level by level: half of a half. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(128, cfq_tag_frac(half, 50, 100),
-					    false), 32U);
-	/* Never zero. */
-	KUNIT_EXPECT_EQ(test, cfq_tag_share(2, eighth, true), 1U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(128, cfq_tag_frac(half, 50, 100)),
+			32U);
+	/* Rounded up, never zero: prio 7 of 0/4/7 on 64 tags gets 5. */
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(64, prio7), 5U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(2, eighth), 1U);
+	KUNIT_EXPECT_EQ(test, cfq_tag_limit(1, 0), 1U);
 }
 
 static void cfq_test_vtime_wrap(struct kunit *test)
@@ -65,6 +68,9 @@ static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
 	root->sched.idle_tree = RB_ROOT_CACHED;
 	cfq_entity_init(&root->self, root, root);
 	root->self.weight = CFQ_WEIGHT_DEFAULT;
+	INIT_LIST_HEAD(&cmd->groups);
+	list_add_tail(&root->node, &cmd->groups);
+	init_waitqueue_head(&root->gate_wq);
 	return cmd;
 }
 
@@ -85,6 +91,8 @@ static struct cfq_data *cfq_test_group(struct kunit *test,
 	g->self.weight = weight;
 	g->ent.weight = weight;
 	parent->nr_children++;
+	list_add_tail(&g->node, &parent->cmd->groups);
+	init_waitqueue_head(&g->gate_wq);
 	return g;
 }
 
@@ -129,6 +137,37 @@ static void cfq_test_serve(struct kunit *test, struct cfq_meta_data *cmd,
  * beside B (100): A1 16.7, A2 50, B 33.3 %.  Then with A2 idle, A1 takes
  * A's whole 66.7 %.
  */
+/*
+ * Tag limits on 64 tags: A (200) with children A1 (100) and A2 (300),
+ * beside B (100), the root's own tasks at 100.  With A1 and B holding
+ * tags, A has 2/3 at the top and A1 all of it; A2, B and the root get what
+ * they would with one request more.
+ */
+static void cfq_test_tag_limits(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *a1 = cfq_test_group(test, a, 100);
+	struct cfq_data *a2 = cfq_test_group(test, a, 300);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+
+	cmd->depth = 64;
+	atomic_set(&a1->tags_held, 3);
+	atomic_set(&b->tags_held, 40);
+	spin_lock_irq(&cmd->lock);
+	cfq_group_tag_limits(cmd);
+	KUNIT_EXPECT_EQ(test, a1->tag_limit, 43U);	/* 64 x 2/3 */
+	KUNIT_EXPECT_EQ(test, a2->tag_limit, 32U);	/* x 3/4 */
+	KUNIT_EXPECT_EQ(test, b->tag_limit, 22U);	/* 64 x 1/3 */
+	KUNIT_EXPECT_EQ(test, cmd->root.tag_limit, 16U);	/* x 1/4 */
+	/* A1 done: B alone holds every tag it can, A1 keeps its part. */
+	atomic_set(&a1->tags_held, 0);
+	cfq_group_tag_limits(cmd);
+	KUNIT_EXPECT_EQ(test, b->tag_limit, 64U);
+	KUNIT_EXPECT_EQ(test, a1->tag_limit, 43U);
+	spin_unlock_irq(&cmd->lock);
+}
+
 static void cfq_test_hierarchy(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_cmd(test);
@@ -617,8 +656,6 @@ static void cfq_test_level_weights(struct kunit *test)
 	cfq_entity_set_weight(&g[1]->ent, 300);
 	KUNIT_EXPECT_EQ(test, top->max_weight, 300U);
 	KUNIT_EXPECT_EQ(test, top->weight_sum, 400ULL);
-	KUNIT_EXPECT_EQ(test, cfq_group_tag_frac(cmd, NULL),
-			CFQ_TAG_ONE * 100 / 300);
 	for (i = 0; i < 3; i++)
 		cfq_test_work(cmd, g[i], -1);
 	KUNIT_EXPECT_EQ(test, top->max_weight, 0U);
@@ -644,6 +681,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_charge),
 	KUNIT_CASE(cfq_test_tag_share),
 	KUNIT_CASE(cfq_test_vtime_wrap),
+	KUNIT_CASE(cfq_test_tag_limits),
 	KUNIT_CASE(cfq_test_hierarchy),
 	KUNIT_CASE(cfq_test_three_levels),
 	KUNIT_CASE(cfq_test_min_follows_served),

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tags without tuning: three groups (cfq.ioprio 0/4/7) of random readers
+at the kernel's default nr_requests.
+- Depth 32 (64 scheduler tags), 100 readers per group: with group_depth
+  on (the default) the groups' tag gates keep the shares within 3 points
+  of 61.5/30.8/7.7, every task completes I/O, and tasks did wait at a
+  gate.  With group_depth 0 the tag allocator decides who may queue and
+  the worst error is 6 points or more: the gate is what holds the shares.
+- Depth 1: cfq asks blk-mq for 64 scheduler tags (patch 0005), not 2, and
+  25 readers per group get their shares within 3 points."""
+import subprocess
+
+from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares
+
+RUN = 10
+TARGET = [61.5, 30.8, 7.7]
+mount_cfq()
+groups = {'t0': 0, 't4': 4, 't7': 7}
+for g, prio in groups.items():
+    mkgroup(g, prio)
+
+
+def device(name, **prof):
+    """A cfq disk at blk-mq's default nr_requests (none is written)."""
+    dev = nullb(name, nr_requests=None, **prof)
+    with open(f'/sys/block/{dev.disk}/queue/nr_requests') as f:
+        return dev.disk, int(f.read())
+
+
+def gate_waits(disk):
+    with open(f'/sys/kernel/debug/block/{disk}/sched/state') as f:
+        for line in f:
+            if line.startswith('gate_waits '):
+                return int(line.split()[1])
+    raise AssertionError('debugfs state lacks gate_waits')
+
+
+def run(disk, nprocs):
+    """Shares over the window every group runs in, its length, and the
+    processes that completed no I/O in it."""
+    runs = [Fio(g, f'/dev/{disk}',
+                [{'rw': 'randread', 'bs': '4k', 'numjobs': nprocs,
+                  'offset': f'{i}g', 'size': '1g'}],
+                RUN + 1 + 3 * nprocs // 25, group=g, group_reporting=1)
+            for i, g in enumerate(groups)]
+    for r in runs:
+        r.wait()
+    first = max(min(t for t, _, _ in log) for r in runs for log in r.logs)
+    last = min(max(t for t, _, _ in log) for r in runs for log in r.logs)
+    # Log times are ms since the epoch.
+    counts = [sum(r.ios(first / 1000, last / 1000, 0)) for r in runs]
+    idle = sum(1 for r in runs for log in r.logs
+               if not any(first <= t <= last for t, _, _ in log))
+    return shares(counts), (last - first) / 1000, idle
+
+
+def show(label, sh, win):
+    err = max(abs(x - t) for x, t in zip(sh, TARGET))
+    print(f'{label}: ' + '/'.join(f'{x:.1f}' for x in sh)
+          + f' over {win:.1f} s, worst error {err:.1f} pts')
+    return err
+
+
+# 1. Depth 32, 64 tags, 300 readers.
+disk, nr = device('tag32', completion_nsec=200000, hw_queue_depth=32,
+                  rotational=0)
+check(nr == 64, f'default nr_requests of a depth-32 device: {nr}')
+before = gate_waits(disk)
+on, win_on, idle_on = run(disk, 100)
+waited = gate_waits(disk) - before
+iosched = f'/sys/block/{disk}/queue/iosched'
+subprocess.run(['sh', '-c', f'echo 0 > {iosched}/group_depth'], check=True)
+off, win_off, _ = run(disk, 100)
+subprocess.run(['sh', '-c', f'echo 1 > {iosched}/group_depth'], check=True)
+err_on = show('depth 32, group_depth 1', on, win_on)
+err_off = show('depth 32, group_depth 0', off, win_off)
+
+# 2. Depth 1 (the emulated disk's profile), 75 readers.
+disk1, nr1 = device('tag1')
+d1, win_d1, idle_d1 = run(disk1, 25)
+err_d1 = show('depth 1', d1, win_d1)
+save({'d32': {'nr_requests': nr, 'shares_gate': on, 'shares_no_gate': off,
+              'gate_waits': waited, 'window_s': win_on},
+      'd1': {'nr_requests': nr1, 'shares': d1, 'window_s': win_d1}})
+
+check(min(win_on, win_off, win_d1) >= RUN / 2,
+      f'all groups ran together for {win_on:.1f}, {win_off:.1f} and '
+      f'{win_d1:.1f} s')
+check(idle_on == 0 and idle_d1 == 0,
+      'every task completed I/O while all ran')
+check(waited > 0, f'tasks waited at their group\'s gate ({waited})')
+check(err_on <= 3, f'depth 32: worst error {err_on:.1f} pts (at most 3)')
+check(err_off >= 6, f'depth 32 without the gate: worst error '
+      f'{err_off:.1f} pts (6 or more): the gate holds the shares')
+check(nr1 == 64, f'cfq asks for 64 tags on a depth-1 device: {nr1}')
+check(err_d1 <= 3, f'depth 1: worst error {err_d1:.1f} pts (at most 3)')
