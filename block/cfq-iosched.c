@@ -374,10 +374,23 @@ out:
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
-	u64 now = ktime_get_ns();	/* outside the lock: it is contended */
 	struct request *rq;
+	u64 now = 0;
 
+	/*
+	 * Right after an insert (the submitter runs the queue), the insert's
+	 * time stamp is the time; else read the clock, outside the lock:
+	 * it is contended.
+	 */
+	if (!READ_ONCE(cmd->clock_fresh))
+		now = ktime_get_ns();
 	spin_lock_irq(&cmd->lock);
+	if (cmd->clock_fresh) {
+		WRITE_ONCE(cmd->clock_fresh, false);
+		now = cmd->clock;
+	} else if (!now) {
+		now = ktime_get_ns();
+	}
 	rq = cfq_dispatch(cmd, cfq_clock(cmd, now));
 	cmd->events[CFQ_EV_DISPATCH]++;
 	if (!rq) {
@@ -631,6 +644,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				   cfq_clock(cmd, rq->start_time_ns));
 	}
 	WRITE_ONCE(cmd->waiting, false);
+	WRITE_ONCE(cmd->clock_fresh, true);
 	spin_unlock_irq(&cmd->lock);
 }
 

@@ -351,6 +351,7 @@ struct cfq_meta_data {
 	unsigned int		nonidle_in_driver;
 	u64			last_completion;
 	u64			clock;		/* ns, latest time seen */
+	bool			clock_fresh;	/* an insert set clock since */
 	u64			last_nonidle;	/* ns, last RT/BE activity */
 	sector_t		last_position;	/* head position */
 	/*
