@@ -939,8 +939,7 @@ static void cfq_group_tag_limits(struct cfq_meta_data *cmd)
 		g->tag_sum = 0;
 	/* Children first: the busy weight at each level. */
 	list_for_each_entry_reverse(g, &cmd->groups, node) {
-		own = atomic_read(&g->tags_held) +
-		      atomic_read(&g->tags_pending) > 0;
+		own = cfq_group_tags(g) > 0;
 		holders += own;
 		g->tag_holds = own || g->tag_sum;
 		if (own)
@@ -954,8 +953,7 @@ static void cfq_group_tag_limits(struct cfq_meta_data *cmd)
 			cfq_tag_frac(g->parent->tag_path, g->ent.weight,
 				     g->parent->tag_sum +
 				     (g->tag_holds ? 0 : g->ent.weight));
-		own = atomic_read(&g->tags_held) +
-		      atomic_read(&g->tags_pending) > 0;
+		own = cfq_group_tags(g) > 0;
 		frac = cfq_tag_frac(g->tag_path, g->self.weight,
 				    g->tag_sum + (own ? 0 : g->self.weight));
 		old = g->tag_limit;

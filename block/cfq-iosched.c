@@ -689,13 +689,12 @@ static struct io_cq *cfq_find_get_icq(struct request_queue *q)
 /*
  * Can a task of @cfqd queue one more sync request?  Without the lock.  Its
  * group's requests count from insertion to their end, and before that
- * from the gate to their tag (cfq_gate_reserve()).
+ * from the gate to their tag (cfq_tag_gate()).
  */
 static bool cfq_gate_open(struct cfq_data *cfqd)
 {
 	return !READ_ONCE(cfqd->linked) ||
-	       atomic_read(&cfqd->tags_held) +
-	       atomic_read(&cfqd->tags_pending) < READ_ONCE(cfqd->tag_limit);
+	       cfq_group_tags(cfqd) < READ_ONCE(cfqd->tag_limit);
 }
 
 /* Drop a group reference taken without the lock. */
@@ -711,6 +710,15 @@ static void cfq_group_put_unlocked(struct cfq_meta_data *cmd,
 	spin_unlock_irqrestore(&cmd->lock, flags);
 }
 
+/* Let go of a place reserved at @cfqd's gate (NULL: none) and its ref. */
+static void cfq_gate_release(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	if (!cfqd)
+		return;
+	atomic_dec(&cfqd->tags_pending);
+	cfq_group_put_unlocked(cmd, cfqd);
+}
+
 /*
  * The request a reservation was made for has its tag (prepare_request),
  * or the task left (exit_icq): from here on, insertion counts it.
@@ -718,12 +726,7 @@ static void cfq_group_put_unlocked(struct cfq_meta_data *cmd,
 static void cfq_gate_unreserve(struct cfq_meta_data *cmd,
 			       struct cfq_io_cq *cic)
 {
-	struct cfq_data *cfqd = xchg(&cic->gate_cfqd, NULL);
-
-	if (!cfqd)
-		return;
-	atomic_dec(&cfqd->tags_pending);
-	cfq_group_put_unlocked(cmd, cfqd);
+	cfq_gate_release(cmd, xchg(&cic->gate_cfqd, NULL));
 }
 
 /*
@@ -795,12 +798,11 @@ static void cfq_tag_gate(struct cfq_meta_data *cmd, struct request_queue *q,
 	if (wait)
 		cfq_gate_wait(cmd, cfqd);
 	atomic_inc(&cfqd->tags_pending);
-	/* The icq stays: current holds its io_context, q is not frozen. */
-	cfqd = xchg(&icq_to_cic(icq)->gate_cfqd, cfqd);
-	if (cfqd) {	/* a reservation no request took (cannot happen) */
-		atomic_dec(&cfqd->tags_pending);
-		cfq_group_put_unlocked(cmd, cfqd);
-	}
+	/*
+	 * The icq stays: current holds its io_context, q is not frozen.  A
+	 * reservation no request took (cannot happen) is let go.
+	 */
+	cfq_gate_release(cmd, xchg(&icq_to_cic(icq)->gate_cfqd, cfqd));
 	return;
 out:
 	rcu_read_unlock();

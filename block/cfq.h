@@ -188,6 +188,15 @@ static inline bool cfq_tags_full(struct cfq_meta_data *cmd)
 	return cmd->nr_queued + cmd->in_driver >= cmd->depth;
 }
 
+/*
+ * Sync requests of @cfqd counted at its tag gate: inserted and not yet
+ * ended, or past the gate and waiting for a tag.  Without the lock.
+ */
+static inline int cfq_group_tags(struct cfq_data *cfqd)
+{
+	return atomic_read(&cfqd->tags_held) + atomic_read(&cfqd->tags_pending);
+}
+
 /* Without the lock (limit_depth): are 3/4 or more of the tags held? */
 static inline bool cfq_tags_scarce(struct cfq_meta_data *cmd,
 				   unsigned int depth)
