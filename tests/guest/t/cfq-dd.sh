@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The RFC's dd examples 1 and 2 on the emulated disk, with dd and ionice
 # exactly as the RFC ran them: two sequential 1 MiB readers at the same
-# priority finish within 10 % of each other; at -n0 vs -n7 the first is
-# at least 1.3x faster (the RFC saw 57.0 vs 38.2 MB/s).
+# priority finish within 10 % of each other (their times summed over two
+# runs); at -n0 vs -n7 the first is at least 1.3x faster (the RFC saw
+# 57.0 vs 38.2 MB/s).
 . "$TESTDIR/lib.sh"
 
 nullb_create ddtest irqmode=2 completion_nsec=1000000 hw_queue_depth=1 size=4096
@@ -26,11 +27,17 @@ dd_pair() {
 	echo "$(cat /tmp/dd.0) $(cat /tmp/dd.1)"
 }
 
-read -r a b <<<"$(dd_pair 3 3)"
-s1=$a s2=$b
-echo "same priority: $a s and $b s"
-ok=$(echo "r = $a / $b; r <= 1.1 && r >= 1 / 1.1" | bc -l)
-[ "$ok" = 1 ] || fail "same priority: $a vs $b differ by more than 10 %"
+# One pair's times move by a few per cent under TCG (a late fork, the
+# host); judge the same-priority pair on its sum over two runs, so that
+# a single outlier does not decide and a real bias of 10 % still fails.
+read -r a1 b1 <<<"$(dd_pair 3 3)"
+echo "same priority, run 1: $a1 s and $b1 s"
+read -r a2 b2 <<<"$(dd_pair 3 3)"
+echo "same priority, run 2: $a2 s and $b2 s"
+s1=$(echo "$a1 + $a2" | bc) s2=$(echo "$b1 + $b2" | bc)
+echo "same priority: $s1 s and $s2 s over both runs"
+ok=$(echo "r = $s1 / $s2; r <= 1.1 && r >= 1 / 1.1" | bc -l)
+[ "$ok" = 1 ] || fail "same priority: $s1 vs $s2 differ by more than 10 %"
 echo "ok: same priority within 10 %"
 
 read -r a b <<<"$(dd_pair 0 7)"
