@@ -378,19 +378,21 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	u64 now = 0;
 
 	/*
-	 * Right after an insert (the submitter runs the queue), the insert's
-	 * time stamp is the time; else read the clock, outside the lock:
-	 * it is contended.
+	 * In the task that has just inserted (it runs the queue itself),
+	 * the insert's time stamp is the time.  Elsewhere (kblockd, a
+	 * timer's kick, a completion's restart) that stamp may be old: read
+	 * the clock, outside the lock, which is contended.
 	 */
-	if (!READ_ONCE(cmd->clock_fresh))
+	if (READ_ONCE(cmd->clock_task) != current || !in_task())
 		now = ktime_get_ns();
 	spin_lock_irq(&cmd->lock);
-	if (cmd->clock_fresh) {
-		WRITE_ONCE(cmd->clock_fresh, false);
-		now = cmd->clock;
-	} else if (!now) {
-		now = ktime_get_ns();
+	if (!now) {
+		if (cmd->clock_task == current)
+			now = cmd->clock;
+		else
+			now = ktime_get_ns();
 	}
+	WRITE_ONCE(cmd->clock_task, NULL);
 	rq = cfq_dispatch(cmd, cfq_clock(cmd, now));
 	cmd->events[CFQ_EV_DISPATCH]++;
 	if (!rq) {
@@ -644,7 +646,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				   cfq_clock(cmd, rq->start_time_ns));
 	}
 	WRITE_ONCE(cmd->waiting, false);
-	WRITE_ONCE(cmd->clock_fresh, true);
+	WRITE_ONCE(cmd->clock_task, current);
 	spin_unlock_irq(&cmd->lock);
 }
 

@@ -351,7 +351,11 @@ struct cfq_meta_data {
 	unsigned int		nonidle_in_driver;
 	u64			last_completion;
 	u64			clock;		/* ns, latest time seen */
-	bool			clock_fresh;	/* an insert set clock since */
+	/*
+	 * The task whose insert set @clock, until the next dispatch: only
+	 * compared with current, never followed.
+	 */
+	const struct task_struct *clock_task;
 	u64			last_nonidle;	/* ns, last RT/BE activity */
 	sector_t		last_position;	/* head position */
 	/*
