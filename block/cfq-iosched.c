@@ -308,6 +308,13 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 		WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
 		goto out;
 	}
+	/*
+	 * Nothing queued: another CPU took the request this call was run
+	 * for.  Leave the state as it is; the next insert's dispatch ends
+	 * what has run dry.
+	 */
+	if (!cmd->nr_queued)
+		return NULL;
 
 	if (now - cmd->tag_stamp >= CFQ_TAG_PERIOD_NS) {
 		cmd->tag_stamp = now;
