@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(
 	build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod
-	xz-utils ccache quilt sparse linux-source-6.12
+	xz-utils ccache quilt sparse linux-source-6.12 liburing-dev
 	qemu-system-x86 busybox-static fio util-linux blktrace cgroup-tools
 	fdisk e2fsprogs python3 python3-pytest python3-matplotlib
 )
