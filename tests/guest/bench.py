@@ -387,8 +387,7 @@ def main():
                           + ' '.join(f'{s:.1f}' for s in summary['shares'])
                           + f' ({summary["iops"]:.0f} IOPS, '
                           f'{time.monotonic() - t0:.0f}s)', flush=True)
-        if profiles[pname]['kind'] == 'null_blk':
-            devices.remove_null_blk('nullb1')
+        devices.remove_device(dev)
     for f in failed:
         print(f'bench: FAILED {f}', file=sys.stderr)
     return 1 if failed else 0

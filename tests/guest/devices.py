@@ -3,7 +3,9 @@
 
 null_blk devices are made through configfs (the driver is built in and
 booted with nr_devices=0); scsi_debug is built in and carries the
-partitioned profile (null_blk disks cannot hold partitions).
+partitioned profile (null_blk disks cannot hold partitions); the emulated
+hard disk (kind "hdd") is a ublk device served by tests/tools/hdd, built
+on the host into $CFQ_CACHE/hdd/hdd.
 """
 import glob
 import os
@@ -42,6 +44,7 @@ class Device:
         self.targets = targets
         self.nr_requests = nr_requests
         self.rotational = rotational
+        self.server = None	# the emulated disk's process
 
     def queue(self, attr):
         return f'/sys/block/{self.disk}/queue/{attr}'
@@ -128,11 +131,53 @@ def make_scsi_debug(prof):
     return Device(disk, parts, prof.get('nr_requests'), prof['rotational'])
 
 
+def hdd_binary():
+    cache = os.environ.get('CFQ_CACHE',
+                           os.path.expanduser('~/.cache/cfq-iosched'))
+    path = f'{cache}/hdd/hdd'
+    if not os.access(path, os.X_OK):
+        raise RuntimeError(f'{path} missing: run scripts/build-hdd.sh')
+    return path
+
+
+def make_hdd(prof, store='none', trace=None):
+    """Start the emulated disk (tests/tools/hdd) with the profile's queue
+    depth and write cache; its data in @store (a file, or none)."""
+    argv = [hdd_binary(), '--depth', str(prof['hw_queue_depth']),
+            '--wce', prof.get('write_cache', 'on'), '--store', store]
+    if trace:
+        argv += ['--trace', trace]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    path = proc.stdout.readline().strip()
+    if not path.startswith('/dev/ublkb'):
+        proc.kill()
+        raise RuntimeError(f'hdd did not start (exit {proc.wait()})')
+    wait_for(path)
+    disk = os.path.basename(path)
+    dev = Device(disk, [path], prof.get('nr_requests'), 1)
+    dev.server = proc
+    return dev
+
+
+def remove_device(dev):
+    """Undo make_device(): null_blk powered off and removed, the
+    emulated disk stopped (it prints its statistics); scsi_debug stays."""
+    if dev.server:
+        dev.server.terminate()
+        if dev.server.wait(timeout=60):
+            raise RuntimeError(f'hdd exited {dev.server.returncode}')
+        dev.server = None
+    elif os.path.exists(f'{NULLB_CFS}/{dev.disk}'):
+        remove_null_blk(dev.disk)
+
+
 def make_device(name, prof):
     if prof['kind'] == 'null_blk':
         return make_null_blk(name, prof)
     if prof['kind'] == 'scsi_debug':
         return make_scsi_debug(prof)
+    if prof['kind'] == 'hdd':
+        return make_hdd(prof)
     raise ValueError(f'unknown device kind {prof["kind"]}')
 
 

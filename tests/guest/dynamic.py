@@ -257,8 +257,7 @@ def main():
                           f'{j["err_10s"]:.1f}, longest wait '
                           f'{max(j["gap_s"]):.2f} s, {j["iops"]:.0f} IOPS '
                           f'({time.monotonic() - t:.0f}s)', flush=True)
-        if profiles[pname]['kind'] == 'null_blk':
-            devices.remove_null_blk('nullb1')
+        devices.remove_device(dev)
     for f in failed:
         print(f'dynamic: FAILED {f}', file=sys.stderr)
     return 1 if failed else 0

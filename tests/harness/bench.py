@@ -13,6 +13,8 @@ guest second is 10^9 instructions, so IOPS measure work per I/O and do
 not move with the host's load.  For the CPU-cost experiment.
 """
 import argparse
+import os
+import subprocess
 import sys
 
 from harness import experiments, report, vm
@@ -38,6 +40,13 @@ def scsi_debug_args(prof):
             f'scsi_debug.ndelay={prof["ndelay"]}']
 
 
+def build_hdd():
+    """The emulated disk's server, built on the host into the cache
+    (the guest runs it from there through the host root)."""
+    subprocess.run([os.path.join(vm.REPO, 'scripts', 'build-hdd.sh')],
+                   check=True, stdout=subprocess.DEVNULL)
+
+
 def plan(args):
     cases = experiments.load_all(args.exp or None, args.scale, args.quick,
                                  args.case or None)
@@ -52,6 +61,8 @@ def plan(args):
                 continue
             runs += len([q for q in peers if not c.peers or q in c.peers]
                         ) * args.runs
+            if profiles[p]['kind'] == 'hdd':
+                build_hdd()
             if profiles[p]['kind'] == 'scsi_debug':
                 args_p = scsi_debug_args(profiles[p])
                 if append and append != args_p:

@@ -169,6 +169,11 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
     with open(os.path.join(results, 'job'), 'w') as f:
         f.write('set -o pipefail\n')
         f.write(f'export CFQ_REPO={shlex.quote(REPO)}\n')
+        # Host-built tools (the emulated disk) live in the cache, seen
+        # through the host root.
+        cache = os.environ.get('CFQ_CACHE',
+                               os.path.expanduser('~/.cache/cfq-iosched'))
+        f.write(f'export CFQ_CACHE={shlex.quote(cache)}\n')
         # The repo is its own 9p share, mounted at its host path: a
         # checkout under /tmp (a CI clone) is hidden by the guest's tmpfs.
         f.write(f'mkdir -p {shlex.quote(REPO)} 2>/dev/null\n')

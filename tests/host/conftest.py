@@ -44,6 +44,15 @@ def lean_kernel():
 
 
 @pytest.fixture(scope='session')
+def hdd_tool():
+    """The emulated disk's server (tests/tools/hdd), built once into the
+    cache, where guest tests find it through the host root."""
+    out = subprocess.run([os.path.join(REPO, 'scripts', 'build-hdd.sh')],
+                         stdout=subprocess.PIPE, check=True, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope='session')
 def debug_kernel():
     """Path of the debug kernel (tests/configs/debug.config), built
     (incrementally) once."""

@@ -14,11 +14,11 @@ pytestmark = pytest.mark.vm
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
-               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs']
+               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model']
 
 
 @pytest.fixture(scope='module')
-def guest_suite(lean_kernel, vm_results):
+def guest_suite(lean_kernel, hdd_tool, vm_results):
     out = os.path.join(vm_results, 'guest')
     tests = ' '.join(GUEST_TESTS)
     res = vm.run(lean_kernel,
