@@ -216,7 +216,47 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         raise RuntimeError(f'fio exited {codes} ({out})')
     res = summarize(case, out, logdir, window, elapsed)
     res.update(load)
+    if dev.trace and not case.partitions:
+        secs = disk_time(case, dev, window)
+        res['disk_s'] = secs
+        res['time_shares'] = shares.percentages(secs)
     return res
+
+
+def disk_time(case, dev, window):
+    """Seconds of disk time each unit got in the window (epoch ms), read
+    from outside the scheduler: the emulated disk's trace.  A request's
+    service runs from when the disk started on it to its completion (a
+    destage: the time it wrote that data back); it goes to the unit whose
+    region of the disk (fio_jobfile()) holds its first sector."""
+    off = time.time() - time.monotonic()	# the trace's clock: monotonic
+    t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
+    size = dev.size_bytes(dev.targets[0]) // len(case.groups) >> 20 << 20
+    regions = []
+    for ui, (_, gi, tj) in enumerate(case.units()):
+        tasks = case.groups[gi].tasks
+        slot = size // sum(t.n for t in tasks) // 4096 * 4096
+        first = 0
+        for j, t in enumerate(tasks):
+            if tj is None or tj == j:
+                regions.append((gi * size + first * slot,
+                                gi * size + (first + t.n) * slot, ui))
+            first += t.n
+    secs = [0.0] * len(case.units())
+    with open(dev.trace) as f:
+        for line in f:
+            p = line.split()
+            if len(p) < 7:
+                continue	# a line being written
+            start, done = float(p[1]), float(p[2])
+            if done <= t0 or start >= t1:
+                continue
+            pos = int(p[4]) * 512
+            for lo, hi, ui in regions:
+                if lo <= pos < hi:
+                    secs[ui] += min(done, t1) - max(start, t0)
+                    break
+    return secs
 
 
 def _busy_counters(dev):
@@ -352,7 +392,8 @@ def main():
         todo = [c for c in cases if pname in c.profiles]
         if not todo:
             continue
-        dev = devices.make_device('nullb1', profiles[pname])
+        dev = devices.make_device('nullb1', profiles[pname],
+                                  trace=f'{WORK}/hdd.trace')
         for case in todo:
             for run in range(1, args.runs + 1):
                 for peer_name in experiments.peer_order(peer_names, run):
@@ -383,8 +424,12 @@ def main():
                         'nprocs': case.nprocs(), 'runtime': args.runtime})
                     with open(f'{out}/run.json', 'w') as f:
                         json.dump(summary, f, indent=1)
+                    tshares = summary.get('time_shares')
                     print(f'bench: {case.key} {pname} {peer_name} r{run}: '
                           + ' '.join(f'{s:.1f}' for s in summary['shares'])
+                          + (' (disk time ' + ' '.join(f'{s:.1f}'
+                                                       for s in tshares)
+                             + ')' if tshares else '')
                           + f' ({summary["iops"]:.0f} IOPS, '
                           f'{time.monotonic() - t0:.0f}s)', flush=True)
         devices.remove_device(dev)

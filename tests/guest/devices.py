@@ -45,6 +45,7 @@ class Device:
         self.nr_requests = nr_requests
         self.rotational = rotational
         self.server = None	# the emulated disk's process
+        self.trace = None	# and its per-request trace
 
     def queue(self, attr):
         return f'/sys/block/{self.disk}/queue/{attr}'
@@ -156,6 +157,7 @@ def make_hdd(prof, store='none', trace=None):
     disk = os.path.basename(path)
     dev = Device(disk, [path], prof.get('nr_requests'), 1)
     dev.server = proc
+    dev.trace = trace
     return dev
 
 
@@ -171,13 +173,15 @@ def remove_device(dev):
         remove_null_blk(dev.disk)
 
 
-def make_device(name, prof):
+def make_device(name, prof, trace=None):
+    """The profile's device; an emulated disk writes its per-request
+    trace to @trace if given."""
     if prof['kind'] == 'null_blk':
         return make_null_blk(name, prof)
     if prof['kind'] == 'scsi_debug':
         return make_scsi_debug(prof)
     if prof['kind'] == 'hdd':
-        return make_hdd(prof)
+        return make_hdd(prof, trace=trace)
     raise ValueError(f'unknown device kind {prof["kind"]}')
 
 

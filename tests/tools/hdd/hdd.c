@@ -234,6 +234,7 @@ struct hdd {
 	double free_at;
 	double head_x;
 	struct extent destage;
+	double destage_t;	/* when it started */
 
 	/*
 	 * read-ahead: the head read sector s_lba at s_t and reads on while
@@ -580,6 +581,7 @@ static bool mech_start(struct hdd *h, double free)
 	h->head_x = lba_x(h->destage.end);
 	h->mech_busy = true;
 	h->mech_tag = -1;
+	h->destage_t = t;
 	h->mech_end = end;
 	h->busy_s += end - t;
 	h->n_destage++;
@@ -618,10 +620,19 @@ static void mech_run(struct hdd *h, double t)
 				return;
 			h->mech_busy = false;
 			h->free_at = h->mech_end;
-			if (h->mech_tag >= 0)
+			if (h->mech_tag >= 0) {
 				complete(h, h->mech_tag, h->mech_end);
-			else
+			} else {
+				if (h->trace)
+					fprintf(h->trace,
+						"%.6f %.6f %.6f 1 %llu %llu destage\n",
+						h->destage_t, h->destage_t,
+						h->mech_end,
+						(unsigned long long)h->destage.start,
+						(unsigned long long)(h->destage.end -
+								     h->destage.start));
 				destage_done(h);
+			}
 		}
 		if (h->flush_waiting && !h->nr_dirty) {
 			h->flush_waiting = false;
@@ -917,6 +928,8 @@ int main(int argc, char **argv)
 			perror(trace);
 			return 1;
 		}
+		/* whole lines, at once: it is read while the disk runs */
+		setvbuf(h.trace, NULL, _IOLBF, 0);
 	}
 
 	ctl = open("/dev/ublk-control", O_RDWR);
