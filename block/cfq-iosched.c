@@ -120,6 +120,8 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 
 	if ((pos > last ? pos - last : last - pos) > CFQ_SEEK_THR)
 		state |= CFQ_RQ_FAR;
+	if (blk_rq_bytes(rq) > CFQ_SVC_LARGE_BYTES)
+		state |= CFQ_RQ_LARGE;
 	cfqq->dispatched++;
 	cfqq->nr_dispatched++;
 	cfqd->in_driver++;
@@ -172,21 +174,27 @@ static void cfq_account_done(struct cfq_meta_data *cmd, struct request *rq)
 /*
  * Feed the seek-cost estimate: @service is the device time a completed
  * request took (from its dispatch or the previous completion, whichever
- * came later; exact on a depth-1 device), @far whether it seeked.
+ * came later), @state whether it seeked and was large.  Only a request
+ * that was alone in
+ * the device is a sample: where several are in flight (NCQ), the disk
+ * orders them itself and each one's share of the time says nothing of
+ * what a seek costs; such a disk keeps its idling.
  */
-static void cfq_seek_sample(struct cfq_meta_data *cmd, bool far, u64 service)
+static void cfq_seek_sample(struct cfq_meta_data *cmd, unsigned long state,
+			    u64 service)
 {
-	enum cfq_seek_kind kind = far ? CFQ_SEEK_FAR : CFQ_SEEK_NEAR;
+	enum cfq_seek_kind kind = state & CFQ_RQ_FAR ? CFQ_SEEK_FAR :
+						       CFQ_SEEK_NEAR;
+	enum cfq_svc_size size = state & CFQ_RQ_LARGE ? CFQ_SVC_LARGE :
+							CFQ_SVC_SMALL;
+	u64 *mean = &cmd->svc_mean[size][kind];
+	u32 *n = &cmd->svc_samples[size][kind];
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (cmd->svc_samples[kind])
-		cmd->svc_mean[kind] = div_u64(cmd->svc_mean[kind] * 7 + service,
-					      8);
-	else
-		cmd->svc_mean[kind] = service;
-	if (cmd->svc_samples[kind] < U16_MAX)
-		cmd->svc_samples[kind]++;
+	*mean = *n ? div_u64(*mean * 7 + service, 8) : service;
+	if (*n < U16_MAX)
+		(*n)++;
 }
 
 /*
@@ -932,8 +940,8 @@ static void cfq_completed_request(struct request *rq, u64 now)
 			   cfqd->stat->service_ns + service);
 	if (cfq_iops_mode(cmd))
 		service = CFQ_IOPS_CHARGE_NS;
-	else
-		cfq_seek_sample(cmd, state & CFQ_RQ_FAR, service);
+	else if (cmd->in_driver == 1)
+		cfq_seek_sample(cmd, state, service);
 	cfq_account_done(cmd, rq);
 	if (rq_is_sync(rq) && !cfqd->sync_in_driver)
 		cfqd->sync_done = now;
@@ -1517,11 +1525,19 @@ static int cfq_state_show(void *data, struct seq_file *m)
 		   cmd->nr_groups, cmd->root.sched.min_vdisktime, cmd->depth,
 		   cfq_hw_depth(cmd), cmd->root.sched.max_weight,
 		   atomic_long_read(&cmd->gate_waits));
-	seq_printf(m, "service_us near %llu/%u far %llu/%u seeks_free %d\n",
-		   div_u64(cmd->svc_mean[CFQ_SEEK_NEAR], NSEC_PER_USEC),
-		   cmd->svc_samples[CFQ_SEEK_NEAR],
-		   div_u64(cmd->svc_mean[CFQ_SEEK_FAR], NSEC_PER_USEC),
-		   cmd->svc_samples[CFQ_SEEK_FAR],
+	seq_printf(m, "service_us near %llu/%u far %llu/%u large near %llu/%u far %llu/%u seeks_free %d\n",
+		   div_u64(cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR],
+			   NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_NEAR],
+		   div_u64(cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR],
+			   NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_FAR],
+		   div_u64(cmd->svc_mean[CFQ_SVC_LARGE][CFQ_SEEK_NEAR],
+			   NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_NEAR],
+		   div_u64(cmd->svc_mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR],
+			   NSEC_PER_USEC),
+		   cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_FAR],
 		   cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
 	spin_unlock_irq(&cmd->lock);
 	return 0;

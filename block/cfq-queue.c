@@ -253,6 +253,59 @@ static bool cfq_idle_class_allowed(struct cfq_meta_data *cmd, u64 now)
 	       now - cmd->last_nonidle >= CFQ_IDLE_DELAY_NS;
 }
 
+/* A queue known to seek: its requests are not worth idling for. */
+static bool cfq_queue_seeky(struct cfq_queue *cfqq)
+{
+	return cfqq->seek_samples >= CFQ_IDLE_MIN_SAMPLES &&
+	       cfq_seeky(cfqq->seek_history, cfqq->seek_samples);
+}
+
+static sector_t cfq_head_distance(struct cfq_meta_data *cmd,
+				  struct cfq_queue *cfqq)
+{
+	sector_t pos = blk_rq_pos(cfqq->next_rq), last = cmd->last_position;
+
+	return pos > last ? pos - last : last - pos;
+}
+
+/*
+ * The queue to serve after @n, the head of a round robin.  On a disk
+ * (time mode) seeky queues take turns with a request or two each, and in
+ * turn order every one of them seeks across the group's whole area.
+ * Among the seeky queues whose turn came within a sync slice of the
+ * head's (up to CFQ_NEAR_SCAN of them), take the one whose next request
+ * lies nearest the head.  The head waits at most about a slice: a queue
+ * served meanwhile goes back to the tail with a later turn, outside the
+ * window.
+ */
+static struct cfq_queue *cfq_rr_nearest(struct cfq_meta_data *cmd,
+					struct rb_node *n)
+{
+	struct cfq_queue *first = rb_entry(n, struct cfq_queue, rb_node);
+	struct cfq_queue *best = first, *cfqq;
+	u64 limit = first->rb_key + 2 * cfq_tun_ns(cmd, CFQ_SLICE_SYNC);
+	sector_t d, best_d;
+	int i;
+
+	if (cfq_iops_mode(cmd) || !cfq_queue_seeky(first))
+		return first;
+	best_d = cfq_head_distance(cmd, first);
+	for (i = 1, n = rb_next(n); n && i < CFQ_NEAR_SCAN;
+	     i++, n = rb_next(n)) {
+		cfqq = rb_entry(n, struct cfq_queue, rb_node);
+		if (cfq_vtime_before(limit, cfqq->rb_key))
+			break;
+		if (!cfq_queue_seeky(cfqq))
+			continue;
+		d = cfq_head_distance(cmd, cfqq);
+		if (d < best_d) {
+			best = cfqq;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 static struct cfq_queue *cfq_rr_first(struct cfq_meta_data *cmd,
 				      struct cfq_data *cfqd, u64 now)
 {
@@ -266,7 +319,7 @@ static struct cfq_queue *cfq_rr_first(struct cfq_meta_data *cmd,
 			break;
 		n = rb_first_cached(&cfqd->service_tree[c]);
 		if (n)
-			return rb_entry(n, struct cfq_queue, rb_node);
+			return cfq_rr_nearest(cmd, n);
 	}
 	return NULL;
 }
@@ -300,6 +353,27 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 		cfq_rr_add(cmd, cfqq, now);
 }
 
+/*
+ * The shortest slice low_latency may leave: two idle windows, and on a
+ * disk where seeks cost (time mode, !cfq_seeks_free()) CFQ_LOW_SLICE_SEEKS
+ * of the longest far requests measured there: a slice worth only a few
+ * seeks is mostly spent getting to the data.
+ */
+static u64 cfq_low_slice(struct cfq_meta_data *cmd)
+{
+	u64 low = 2 * cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
+	int s;
+
+	if (cfq_iops_mode(cmd) || cfq_seeks_free(cmd->svc_mean,
+						 cmd->svc_samples))
+		return low;
+	for (s = 0; s < CFQ_NR_SVC_SIZES; s++)
+		if (cmd->svc_samples[s][CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES)
+			low = max(low, CFQ_LOW_SLICE_SEEKS *
+				       cmd->svc_mean[s][CFQ_SEEK_FAR]);
+	return low;
+}
+
 static u64 cfq_queue_slice(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	bool sync = test_bit(CFQQ_SYNC, &cfqq->flags);
@@ -310,7 +384,7 @@ static u64 cfq_queue_slice(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 		slice = cfq_scale_slice(slice,
 					cfqq->cfqd->busy[cfqq->ioclass], base,
 					cfq_tun_ns(cmd, CFQ_TARGET_LATENCY),
-					2 * cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+					cfq_low_slice(cmd));
 	return slice;
 }
 

@@ -27,12 +27,20 @@
 #define CFQ_SEEK_THR		((sector_t)800)
 /* Requests seen before a queue's idle window can open. */
 #define CFQ_IDLE_MIN_SAMPLES	4
+/* Seeky queues compared for the one nearest the head (cfq_rr_nearest()) */
+#define CFQ_NEAR_SCAN		32
+/* low_latency leaves a slice on a disk at least this many seeks long */
+#define CFQ_LOW_SLICE_SEEKS	5
 /* A group that takes this long to send its next request thinks. */
 #define CFQ_SPARE_THINK_NS	NSEC_PER_MSEC
 /* In IOPS mode each completed request is charged as this much service. */
 #define CFQ_IOPS_CHARGE_NS	NSEC_PER_MSEC
 /* Requests of each kind seen before the device's seek cost is known. */
 #define CFQ_SVC_MIN_SAMPLES	32
+/* Larger requests are timed apart from small ones (enum cfq_svc_size) */
+#define CFQ_SVC_LARGE_BYTES	(64 * 1024)
+/* Far requests taking this much longer than near ones: seeks cost */
+#define CFQ_SEEK_FREE_NS	(2 * NSEC_PER_MSEC)
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -70,6 +78,7 @@ enum {
 	CFQ_RQ_IDLE_CLASS	= 1 << 1,	/* dispatched from an IDLE queue */
 	CFQ_RQ_FAR		= 1 << 2,	/* seeked from the head position */
 	CFQ_RQ_SPARE		= 1 << 3,	/* in a slot nobody was owed */
+	CFQ_RQ_LARGE		= 1 << 4,	/* over CFQ_SVC_LARGE_BYTES */
 };
 
 static inline unsigned long cfq_rq_state(struct request *rq)
@@ -117,15 +126,34 @@ static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
  * per seek (2x and more); a solid-state or emulated device that calls
  * itself rotational does not.  The margin is for what the estimate also
  * holds: a request dispatched behind another is timed from that one's
- * completion, so it carries the completion-to-issue delay.  With too few
- * samples of either kind the answer is no, so idling stays as it was.
+ * completion, so it carries the completion-to-issue delay.  And the
+ * difference may not exceed CFQ_SEEK_FREE_NS, less than any disk's seek
+ * and half turn: with NCQ the disk moves its head for other requests, and
+ * a request near the last one dispatched may still need a seek.  Small and
+ * large requests are judged apart, each on its own samples (a large
+ * request's transfer hides its seek, and a mix would compare one size's
+ * seeks with the other's transfers): no size may say that seeks cost,
+ * and one at least must say that they do not.  With too few samples the
+ * answer is no, so idling stays as it was.
  */
-static inline bool cfq_seeks_free(const u64 mean[CFQ_NR_SEEK_KINDS],
-				  const u32 samples[CFQ_NR_SEEK_KINDS])
+static inline bool
+cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
+	       const u32 samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS])
 {
-	return samples[CFQ_SEEK_NEAR] >= CFQ_SVC_MIN_SAMPLES &&
-	       samples[CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES &&
-	       mean[CFQ_SEEK_FAR] * 2 <= mean[CFQ_SEEK_NEAR] * 3;
+	bool known = false;
+	int s;
+
+	for (s = 0; s < CFQ_NR_SVC_SIZES; s++) {
+		if (samples[s][CFQ_SEEK_NEAR] < CFQ_SVC_MIN_SAMPLES ||
+		    samples[s][CFQ_SEEK_FAR] < CFQ_SVC_MIN_SAMPLES)
+			continue;
+		if (mean[s][CFQ_SEEK_FAR] * 2 > mean[s][CFQ_SEEK_NEAR] * 3 ||
+		    mean[s][CFQ_SEEK_FAR] >
+		    mean[s][CFQ_SEEK_NEAR] + CFQ_SEEK_FREE_NS)
+			return false;
+		known = true;
+	}
+	return known;
 }
 
 /*

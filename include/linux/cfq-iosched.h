@@ -158,6 +158,16 @@ enum cfq_seek_kind {
 	CFQ_NR_SEEK_KINDS,
 };
 
+/*
+ * ... and by its size: a large request's transfer time would hide what
+ * its seek cost (CFQ_SVC_LARGE_BYTES).
+ */
+enum cfq_svc_size {
+	CFQ_SVC_SMALL,
+	CFQ_SVC_LARGE,
+	CFQ_NR_SVC_SIZES,
+};
+
 /* Scheduler events counted per device (debugfs "events"). */
 enum cfq_event {
 	CFQ_EV_DISPATCH,	/* dispatch_request calls */
@@ -359,12 +369,12 @@ struct cfq_meta_data {
 	u64			last_nonidle;	/* ns, last RT/BE activity */
 	sector_t		last_position;	/* head position */
 	/*
-	 * Device time per completed request, by whether it seeked (a
-	 * decaying mean, ns, and a sample count; time mode only): does this
-	 * device pay for seeks?  See cfq_seeks_free().
+	 * Device time per completed request, by its size and whether it
+	 * seeked (a decaying mean, ns, and a sample count; time mode only):
+	 * does this device pay for seeks?  See cfq_seeks_free().
 	 */
-	u64			svc_mean[CFQ_NR_SEEK_KINDS];
-	u32			svc_samples[CFQ_NR_SEEK_KINDS];
+	u64			svc_mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
+	u32			svc_samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 
 	struct hrtimer		idle_timer;
 	enum cfq_idle_kind	idling;

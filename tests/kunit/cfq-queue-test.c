@@ -169,33 +169,62 @@ static void cfq_test_seeky_and_ttime(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_ttime_update(8 * MS, 5, 8 * MS), 8 * MS);
 }
 
-/* Seeks are free only when both kinds were seen enough and cost alike. */
+/*
+ * Seeks are free only when both kinds were seen enough and cost alike, in
+ * each request size measured.
+ */
 static void cfq_test_seeks_free(struct kunit *test)
 {
-	u64 mean[CFQ_NR_SEEK_KINDS] = { MS, MS };
-	u32 n[CFQ_NR_SEEK_KINDS] = { CFQ_SVC_MIN_SAMPLES, CFQ_SVC_MIN_SAMPLES };
+	u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS] = { { MS, MS } };
+	u32 n[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS] = {
+		{ CFQ_SVC_MIN_SAMPLES, CFQ_SVC_MIN_SAMPLES } };
+	u64 *small = mean[CFQ_SVC_SMALL], *large = mean[CFQ_SVC_LARGE];
+	u32 *ns = n[CFQ_SVC_SMALL], *nl = n[CFQ_SVC_LARGE];
 
 	/* An emulated 1 ms disk: the same either way. */
 	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
 	/* Half again as long is still free; more is a seek cost. */
-	mean[CFQ_SEEK_FAR] = MS + MS / 2;
+	small[CFQ_SEEK_FAR] = MS + MS / 2;
 	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
-	mean[CFQ_SEEK_FAR] = MS + MS / 2 + 1;
+	small[CFQ_SEEK_FAR] = MS + MS / 2 + 1;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 	/* A disk: 0.2 ms after a short move, 8 ms after a seek. */
-	mean[CFQ_SEEK_NEAR] = MS / 5;
-	mean[CFQ_SEEK_FAR] = 8 * MS;
+	small[CFQ_SEEK_NEAR] = MS / 5;
+	small[CFQ_SEEK_FAR] = 8 * MS;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 	/* Random reads within a track, 5 ms, against 12.5 ms seeks. */
-	mean[CFQ_SEEK_NEAR] = 5 * MS;
-	mean[CFQ_SEEK_FAR] = 12 * MS + MS / 2;
+	small[CFQ_SEEK_NEAR] = 5 * MS;
+	small[CFQ_SEEK_FAR] = 12 * MS + MS / 2;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 	/* Too few of either kind: not known, so not free. */
-	mean[CFQ_SEEK_FAR] = MS / 5;
-	n[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES - 1;
+	small[CFQ_SEEK_FAR] = MS / 5;
+	ns[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES - 1;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
-	n[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
-	n[CFQ_SEEK_NEAR] = 0;
+	ns[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	ns[CFQ_SEEK_NEAR] = 0;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	/*
+	 * A disk read 1 MiB at a time near and 4 KiB far: 8 ms against
+	 * 12 ms says nothing; each size alone lacks the other kind.
+	 */
+	small[CFQ_SEEK_FAR] = 12 * MS;
+	large[CFQ_SEEK_NEAR] = 8 * MS;
+	nl[CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	/* Large requests alike near and far, small ones not: not free. */
+	ns[CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	small[CFQ_SEEK_NEAR] = MS / 5;
+	large[CFQ_SEEK_FAR] = 8 * MS;
+	nl[CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
+	small[CFQ_SEEK_NEAR] = 12 * MS;
+	KUNIT_EXPECT_TRUE(test, cfq_seeks_free(mean, n));
+	/*
+	 * An NCQ disk where "near" 1 MiB reads often follow others' seeks:
+	 * 16 against 23 ms is within half again, but 7 ms is a seek.
+	 */
+	large[CFQ_SEEK_NEAR] = 16 * MS;
+	large[CFQ_SEEK_FAR] = 23 * MS;
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 }
 
@@ -219,6 +248,52 @@ static void cfq_test_rr_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, order[1], 3);
 	KUNIT_EXPECT_EQ(test, order[2], 2);
 	KUNIT_EXPECT_EQ(test, order[3], 0);
+}
+
+/*
+ * On a disk, the next of the seeky queues is the one whose next request
+ * lies nearest the head, among those whose turn came within two sync
+ * slices of the first one's; a queue that does not seek, or counting in
+ * I/Os, keeps plain turn order.
+ */
+static void cfq_test_rr_nearest(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
+						  GFP_KERNEL);
+	static const u64 keys[4] = { 0, 10 * MS, 20 * MS, 300 * MS };
+	static const sector_t pos[4] = { 900000, 5000, 1100, 1001 };
+	struct rb_root_cached root = RB_ROOT_CACHED;
+	struct cfq_queue *q;
+	struct request *rq;
+	struct rb_node *first;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	q = kunit_kcalloc(test, 4, sizeof(*q), GFP_KERNEL);
+	rq = kunit_kcalloc(test, 4, sizeof(*rq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
+	cmd->tun[CFQ_SLICE_SYNC] = 100;
+	cmd->last_position = 1000;
+	for (i = 0; i < 4; i++) {
+		rq[i].__sector = pos[i];
+		q[i].next_rq = &rq[i];
+		q[i].rb_key = keys[i];
+		q[i].seek_samples = 32;
+		q[i].seek_history = U32_MAX;
+		rb_add_cached(&q[i].rb_node, &root, cfq_rr_less);
+	}
+	first = rb_first_cached(&root);
+	/* q3 is nearest, but its turn is 300 ms after q0's */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[2]);
+	q[2].seek_history = 0;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[1]);
+	q[0].seek_history = 0;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
+	q[0].seek_history = U32_MAX;
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 }
 
 /* A sync queue of @cfqd at BE @level with one request queued. */
@@ -324,6 +399,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
 	KUNIT_CASE(cfq_test_seeks_free),
 	KUNIT_CASE(cfq_test_rr_order),
+	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_fill_queue),
 	{}
 };
