@@ -7,9 +7,9 @@ from harness import experiments
 def test_all_six_seed_experiments_load():
     cases = experiments.load_all()
     exps = sorted({c.exp for c in cases})
-    assert exps == ['1-rfc-test1', '2-rfc-test2', '3-procs', '4-dd',
-                    '5-partitions', '6-dm-ioband', '7-cpu-cost',
-                    '8-hierarchy', '9-isolation']
+    assert exps == ['1-rfc-test1', '10-hdd-throughput', '2-rfc-test2',
+                    '3-procs', '4-dd', '5-partitions', '6-dm-ioband',
+                    '7-cpu-cost', '8-hierarchy', '9-isolation']
     profiles = experiments.load_toml('profiles.toml')
     for c in cases:
         assert c.profiles and all(p in profiles for p in c.profiles)
