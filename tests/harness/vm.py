@@ -60,7 +60,7 @@ def kvm_usable():
 
 
 def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
-              icount=False):
+              icount=False, plugins=()):
     """With icount, the guest's clock counts the instructions it runs
     (1 ns each, TCG only, one host thread for all vCPUs): time measured
     in the guest is then work done, whatever else the host is doing."""
@@ -86,6 +86,8 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
     for i, path in enumerate(drives):
         argv += ['-drive', f'file={path},format=raw,if=virtio,cache=none,'
                  f'aio=threads,id=d{i}']
+    for plugin in plugins:
+        argv += ['-plugin', plugin]
     return argv
 
 
@@ -158,7 +160,7 @@ def booted(console):
 
 def run(kernel, command, results, expect=(), timeout=900, cpus=2,
         mem='2G', append=(), drives=(), quiet=False, boot_timeout=None,
-        icount=False):
+        icount=False, plugins=()):
     """Boot `kernel`, run `command` (a shell string) in the guest.  With
     boot_timeout, a guest that has not reached the job by then is killed
     and the run fails saying so, instead of waiting out `timeout`."""
@@ -181,7 +183,8 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
                 f'ro repo {shlex.quote(REPO)} || exit 125\n')
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
-    argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount)
+    argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount,
+                     plugins)
     console = os.path.join(results, 'console.log')
     start = time.monotonic()
     verdict = boot_and_wait(argv, console, timeout, boot_timeout)
@@ -224,11 +227,15 @@ def main(argv=None):
     ap.add_argument('--mem', default='2G')
     ap.add_argument('--append', action='append', default=[])
     ap.add_argument('--drive', action='append', default=[])
+    ap.add_argument('--icount', action='store_true',
+                    help='the guest clock counts instructions (TCG)')
+    ap.add_argument('--plugin', action='append', default=[],
+                    help='a QEMU TCG plugin: PATH[,ARG=VALUE...]')
     ap.add_argument('command', nargs='+')
     args = ap.parse_args(argv)
     res = run(args.kernel, ' '.join(args.command), args.results,
               args.expect, args.timeout, args.cpus, args.mem, args.append,
-              args.drive)
+              args.drive, icount=args.icount, plugins=args.plugin)
     return 0 if res.ok else 1
 
 
