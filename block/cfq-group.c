@@ -693,6 +693,8 @@ static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	cmd->events[CFQ_EV_GROUP_EXPIRE]++;
 	cfq_idle_cancel(cmd, now);
 	cfqd->clock += now - cfqd->turn_start;
+	if (!cfqd->nr_queued)	/* ran dry while served: see cfq_remove_rq() */
+		cfq_group_changed(cmd, cfqd, false);
 	cfq_path_deactivate(cmd, cfqd);
 	if (cfqd->nr_queued)
 		cfqd->busy_since = now;

@@ -543,7 +543,13 @@ static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
 	}
 	if (!--cfqd->nr_queued)
 		cfqd->busy_since = 0;
-	cfq_group_changed(cmd, cfqd, false);	/* busy stays or goes */
+	/*
+	 * The served group that runs dry stays busy up its path until its
+	 * turn ends (cfq_group_expire()): its next request usually comes
+	 * before that, and then nothing up the path changes.
+	 */
+	if (cfqd->nr_queued || cmd->active != cfqd)
+		cfq_group_changed(cmd, cfqd, false);	/* busy stays or goes */
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued - 1);
 }
 
