@@ -174,12 +174,16 @@ static void cfq_st_add(struct cfq_sched *s, struct cfq_entity *e, bool keep)
 	}
 	e->tree = e->rtbe ? &s->tree : &s->idle_tree;
 	rb_add_cached(&e->rb_node, e->tree, cfq_st_less);
+	if (e->rtbe)
+		e->in->cmd->nr_waiting++;
 }
 
 static void cfq_st_del(struct cfq_entity *e)
 {
 	if (!e->tree)
 		return;
+	if (e->tree == &cfq_entity_sched(e)->tree)
+		e->in->cmd->nr_waiting--;
 	rb_erase_cached(&e->rb_node, e->tree);
 	RB_CLEAR_NODE(&e->rb_node);
 	e->tree = NULL;
@@ -756,6 +760,8 @@ static bool cfq_others_waiting(struct cfq_meta_data *cmd,
 {
 	struct cfq_entity *e, *first;
 
+	if (!cmd->nr_waiting)
+		return false;
 	for_each_path_entity(cmd, cfqd, e) {
 		first = cfq_st_first(&cfq_entity_sched(e)->tree);
 		if (first && (first != e || cfq_st_next(first)))

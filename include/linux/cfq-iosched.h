@@ -350,6 +350,8 @@ struct cfq_meta_data {
 	unsigned int		nr_groups;
 	/* Levels with two or more busy entities (cfq_group_among_equals). */
 	unsigned int		nr_forks;
+	/* Entities waiting with RT or BE work, at every level. */
+	unsigned int		nr_waiting;
 	struct cfq_data		root;		/* the top of the hierarchy */
 	u64			idle_start;	/* ns, when idling began */
 	struct list_head	device_node;	/* cfq_devices, its own lock */
