@@ -390,6 +390,17 @@ static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
 }
 
 /*
+ * Do @cfqd's own queues no longer match its self entity: busy (requests
+ * queued), of the RT or BE class?
+ */
+static bool cfq_group_self_changed(struct cfq_data *cfqd)
+{
+	return cfqd->self.busy != !!cfqd->nr_queued ||
+	       cfqd->self.rtbe != (cfqd->busy[CFQ_CLASS_RT] ||
+				   cfqd->busy[CFQ_CLASS_BE]);
+}
+
+/*
  * @cfqd's own queues changed (their first or last request, or the classes
  * they have requests in): bring its entities up the hierarchy in line,
  * as far as their state changes.  @keep: if they became busy, it was

@@ -513,9 +513,12 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	}
 	if (!cfqd->nr_queued++ && cmd->active != cfqd)
 		cfqd->busy_since = now;		/* waits for a turn from now */
-	cfq_group_changed(cmd, cfqd, cfq_group_may_keep(cmd, cfqd, now));
+	if (cfq_group_self_changed(cfqd))
+		cfq_group_changed(cmd, cfqd,
+				  cfq_group_may_keep(cmd, cfqd, now));
 	WRITE_ONCE(cmd->nr_queued, cmd->nr_queued + 1);
-	cfq_rr_add(cmd, cfqq, now);
+	if (cfqd->active_queue != cfqq)
+		cfq_rr_add(cmd, cfqq, now);
 }
 
 static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)

@@ -303,6 +303,7 @@ static unsigned int cfq_tag_limit(unsigned int depth, unsigned int frac);
 static unsigned int cfq_async_depth(unsigned int depth);
 static bool cfq_group_may_keep(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd, u64 now);
+static bool cfq_group_self_changed(struct cfq_data *cfqd);
 static void cfq_group_changed(struct cfq_meta_data *cmd,
 			      struct cfq_data *cfqd, bool keep);
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
