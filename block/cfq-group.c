@@ -621,11 +621,15 @@ static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 	return clamp_t(u64, turn, CFQ_MIN_TURN_NS, 2 * slice);
 }
 
-/* @cfqd's own queues are to be served: its path leaves the trees. */
+/*
+ * @cfqd's own queues are to be served: its path leaves the trees.  Its
+ * turn's budget is fixed now, as its weight is (cfq_group_activate()).
+ */
 static void cfq_path_activate(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	struct cfq_entity *e;
 
+	cfqd->turn_budget = cfq_turn_budget(cmd, cfqd);
 	for_each_path_entity(cmd, cfqd, e) {
 		cfq_st_del(e);
 		cfq_entity_sched(e)->active = e;
@@ -813,7 +817,7 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
 static bool cfq_turn_used(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			  u64 now)
 {
-	u64 budget = cfq_turn_budget(cmd, cfqd);
+	u64 budget = cfqd->turn_budget;
 
 	return now - cfqd->turn_start >= budget ||
 	       (cfq_iops_mode(cmd) &&
