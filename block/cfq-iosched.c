@@ -388,7 +388,7 @@ out:
  */
 static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
-	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	struct cfq_meta_data *cmd = hctx->sched_data;
 	struct request *rq;
 	u64 now = 0;
 
@@ -425,7 +425,7 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
  */
 static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 {
-	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	struct cfq_meta_data *cmd = hctx->sched_data;
 
 	return READ_ONCE(cmd->nr_queued) && !READ_ONCE(cmd->waiting);
 }
@@ -643,7 +643,7 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 				struct list_head *list, blk_insert_t flags)
 {
-	struct cfq_meta_data *cmd = hctx->queue->elevator->elevator_data;
+	struct cfq_meta_data *cmd = hctx->sched_data;
 
 	spin_lock_irq(&cmd->lock);
 	while (!list_empty(list)) {
@@ -1273,10 +1273,21 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 	sbitmap_queue_min_shallow_depth(bt, 1);
 }
 
+/*
+ * Called from blk_mq_init_sched() for each hardware queue.  Its sched_data
+ * points at the device's state: the hooks that get a hardware queue find
+ * it there in one load.
+ */
 static int cfq_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 {
+	hctx->sched_data = hctx->queue->elevator->elevator_data;
 	cfq_depth_updated(hctx);
 	return 0;
+}
+
+static void cfq_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	hctx->sched_data = NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -1659,6 +1670,7 @@ static struct elevator_type cfq_iosched = {
 		.init_sched		= cfq_init_sched,
 		.exit_sched		= cfq_exit_sched,
 		.init_hctx		= cfq_init_hctx,
+		.exit_hctx		= cfq_exit_hctx,
 		.depth_updated		= cfq_depth_updated,
 		.limit_depth		= cfq_limit_depth,
 		.prepare_request	= cfq_prepare_request,
