@@ -786,10 +786,11 @@ static void cfq_gate_wait(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
  * or others wait.  While tags are @scarce, or after a wait, reserve a
  * place for the request about to take a tag, which prepare_request hands
  * over: a task waiting for a tag then counts as one of its group's.  A
- * task that has no io_cq here yet (its first request) passes.
+ * task that has no io_cq here yet (its first request) passes.  Not
+ * inlined, so that limit_depth stays small while no gate is used.
  */
-static void cfq_tag_gate(struct cfq_meta_data *cmd, struct request_queue *q,
-			 bool scarce)
+static noinline void cfq_tag_gate(struct cfq_meta_data *cmd,
+				  struct request_queue *q, bool scarce)
 {
 	struct io_context *ioc = current->io_context;
 	struct cfq_data *cfqd;
@@ -1039,14 +1040,16 @@ out:
  */
 
 /*
- * Called from blk_mq_submit_bio() -> blk_mq_sched_bio_merge() in the
- * submitter's context.  A bio may only join requests of the queue its own
- * request would go to; find that queue first (queue_lock, then ours).
+ * cfq_bio_merge() with requests queued.  A bio may only join requests of
+ * the queue its own request would go to; find that queue first
+ * (queue_lock, then ours).  Not inlined: the common early return of the
+ * caller then costs a few instructions, not this function's frame.
  */
-static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
-			  unsigned int nr_segs)
+static noinline bool cfq_bio_merge_queued(struct cfq_meta_data *cmd,
+					  struct request_queue *q,
+					  struct bio *bio,
+					  unsigned int nr_segs)
 {
-	struct cfq_meta_data *cmd = q->elevator->elevator_data;
 	struct cgroup_subsys_state *css = NULL;
 	struct cfq_queue *cfqq = NULL;
 	struct request *free = NULL;
@@ -1055,13 +1058,6 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	unsigned long flags;
 	bool ret;
 
-	/*
-	 * Nothing queued, nothing to join: skip the lock.  Racy; a request
-	 * inserted meanwhile costs at worst a missed merge.  This is the
-	 * common case for a task with one request in flight at a time.
-	 */
-	if (!current->io_context || !READ_ONCE(cmd->nr_queued))
-		return false;
 	/*
 	 * The io_cq: usually the io_context's lookup hint, valid under RCU
 	 * (an icq is freed after an RCU grace period, and once exited its
@@ -1117,6 +1113,25 @@ static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
 	if (free)
 		blk_mq_free_request(free);
 	return ret;
+}
+
+/*
+ * Called from blk_mq_submit_bio() -> blk_mq_sched_bio_merge() in the
+ * submitter's context.
+ */
+static bool cfq_bio_merge(struct request_queue *q, struct bio *bio,
+			  unsigned int nr_segs)
+{
+	struct cfq_meta_data *cmd = q->elevator->elevator_data;
+
+	/*
+	 * Nothing queued, nothing to join: skip the lock.  Racy; a request
+	 * inserted meanwhile costs at worst a missed merge.  This is the
+	 * common case for a task with one request in flight at a time.
+	 */
+	if (!current->io_context || !READ_ONCE(cmd->nr_queued))
+		return false;
+	return cfq_bio_merge_queued(cmd, q, bio, nr_segs);
 }
 
 /* Called from elv_merge() under our lock (bio_merge above). */
