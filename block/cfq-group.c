@@ -426,7 +426,10 @@ static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 /*
  * Charge @service to @cfqd's own queues, at every level of its path
- * (@spare: see cfq_entity_charge()).
+ * (@spare: see cfq_entity_charge()).  But for the first level while
+ * @cfqd has no child group: its own queues are alone there, and nothing
+ * compares with their key (a child group, once made, starts at the
+ * level's minimum, which follows that key), so the key stays as it is.
  */
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			     u64 service, bool spare)
@@ -437,7 +440,8 @@ static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 	cfqd->service += service;
 	for_each_path_entity(cmd, cfqd, e)
-		cfq_entity_charge(e, service, spare);
+		if (e != &cfqd->self || cfqd->nr_children)
+			cfq_entity_charge(e, service, spare);
 }
 
 /* The group's own weight on this device. */
