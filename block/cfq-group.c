@@ -953,6 +953,12 @@ static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
  * only while two groups or more hold tags (gating).  Called under the lock
  * every CFQ_TAG_PERIOD_NS from dispatch; the gate reads the result
  * without it.  Groups are listed parents first.
+ *
+ * While the gates stay unused, the limits are not worked out: no task
+ * comes to a gate, and whoever waited at one when they went out of use
+ * was let through by the limits of that moment, or waits for a group
+ * that holds no tag, whose gate is open whatever its limit.  That keeps
+ * the cost of a device with many groups, one of them busy, to a count.
  */
 static void cfq_group_tag_limits(struct cfq_meta_data *cmd)
 {
@@ -962,6 +968,14 @@ static void cfq_group_tag_limits(struct cfq_meta_data *cmd)
 
 	lockdep_assert_held(&cmd->lock);
 
+	if (!cmd->gating) {
+		list_for_each_entry(g, &cmd->groups, node)
+			if (cfq_group_tags(g) > 0 && ++holders > 1)
+				break;
+		if (holders < 2 || !cmd->tun[CFQ_GROUP_DEPTH])
+			return;
+		holders = 0;
+	}
 	list_for_each_entry(g, &cmd->groups, node)
 		g->tag_sum = 0;
 	/* Children first: the busy weight at each level. */

@@ -133,11 +133,6 @@ static void cfq_test_serve(struct kunit *test, struct cfq_meta_data *cmd,
 }
 
 /*
- * Issue 16's hierarchy: A (200) with children A1 (100) and A2 (300),
- * beside B (100): A1 16.7, A2 50, B 33.3 %.  Then with A2 idle, A1 takes
- * A's whole 66.7 %.
- */
-/*
  * Tag limits on 64 tags: A (200) with children A1 (100) and A2 (300),
  * beside B (100), the root's own tasks at 100.  With A1 and B holding
  * tags, A has 2/3 at the top and A1 all of it; A2, B and the root get what
@@ -152,10 +147,12 @@ static void cfq_test_tag_limits(struct kunit *test)
 	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
 
 	cmd->depth = 64;
+	cmd->tun[CFQ_GROUP_DEPTH] = 1;
 	atomic_set(&a1->tags_held, 3);
 	atomic_set(&b->tags_held, 40);
 	spin_lock_irq(&cmd->lock);
 	cfq_group_tag_limits(cmd);
+	KUNIT_EXPECT_TRUE(test, cmd->gating);
 	KUNIT_EXPECT_EQ(test, a1->tag_limit, 43U);	/* 64 x 2/3 */
 	KUNIT_EXPECT_EQ(test, a2->tag_limit, 32U);	/* x 3/4 */
 	KUNIT_EXPECT_EQ(test, b->tag_limit, 22U);	/* 64 x 1/3 */
@@ -163,11 +160,17 @@ static void cfq_test_tag_limits(struct kunit *test)
 	/* A1 done: B alone holds every tag it can, A1 keeps its part. */
 	atomic_set(&a1->tags_held, 0);
 	cfq_group_tag_limits(cmd);
+	KUNIT_EXPECT_FALSE(test, cmd->gating);
 	KUNIT_EXPECT_EQ(test, b->tag_limit, 64U);
 	KUNIT_EXPECT_EQ(test, a1->tag_limit, 43U);
 	spin_unlock_irq(&cmd->lock);
 }
 
+/*
+ * Issue 16's hierarchy: A (200) with children A1 (100) and A2 (300),
+ * beside B (100): A1 16.7, A2 50, B 33.3 %.  Then with A2 idle, A1 takes
+ * A's whole 66.7 %.
+ */
 static void cfq_test_hierarchy(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_cmd(test);
