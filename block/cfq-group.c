@@ -444,6 +444,15 @@ static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			cfq_entity_charge(e, service, spare);
 }
 
+/*
+ * The group's key where it competes with other groups: in its parent's
+ * tree, or for the root group, its own queues' against its children.
+ */
+static u64 cfq_group_key(struct cfq_data *cfqd)
+{
+	return cfqd->parent ? cfqd->ent.vdisktime : cfqd->self.vdisktime;
+}
+
 /* The group's own weight on this device. */
 static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 {
@@ -679,7 +688,7 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 		cfqd->busy_since = 0;
 	}
 	cfq_log_cfqd(cmd, cfqd, "turn start, vdisktime %llu weight %u",
-		     cfqd->self.vdisktime, cfq_group_weight(cfqd));
+		     cfq_group_key(cfqd), cfq_group_weight(cfqd));
 }
 
 /*
@@ -722,7 +731,7 @@ static void cfq_group_expire(struct cfq_meta_data *cmd, u64 now)
 	if (cfqd->nr_queued)
 		cfqd->busy_since = now;
 	cfq_log_cfqd(cmd, cfqd, "turn end, vdisktime %llu, %u queued",
-		     cfqd->self.vdisktime, cfqd->nr_queued);
+		     cfq_group_key(cfqd), cfqd->nr_queued);
 	cfq_group_try_reap(cmd, cfqd);
 }
 

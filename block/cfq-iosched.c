@@ -1622,9 +1622,7 @@ static int cfq_groups_show(void *data, struct seq_file *m)
 	list_for_each_entry(cfqd, &cmd->groups, node) {
 		seq_printf(m, "%s parent %s weight %u vdisktime %llu busy %d queued %u in_driver %u busy_rt %u busy_be %u busy_idle %u dispatched %llu service %llu turns %llu",
 			   cfqd->name, cfqd->parent ? cfqd->parent->name : "-",
-			   cfq_group_weight(cfqd),
-			   cfqd->parent ? cfqd->ent.vdisktime :
-					  cfqd->self.vdisktime,
+			   cfq_group_weight(cfqd), cfq_group_key(cfqd),
 			   !!cfqd->nr_queued, cfqd->nr_queued, cfqd->in_driver,
 			   cfqd->busy[CFQ_CLASS_RT], cfqd->busy[CFQ_CLASS_BE],
 			   cfqd->busy[CFQ_CLASS_IDLE], cfqd->dispatched,
