@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for guest tests written in Python: devices, fio runs with
 per-I/O logs, shares over time windows.  A test fails by raising."""
+import atexit
 import glob
 import json
 import os
@@ -39,12 +40,25 @@ def write_errno(path, value):
         os.close(fd)
 
 
+# Depths of the emulated rotating disk, by the name run-tests.sh gives a
+# test's run on it (NAME@hdd-q1): CFQ_DISK.
+HDD_DEPTHS = {'hdd-q1': 1, 'hdd-ncq': 32}
+
+
 def nullb(name, **attrs):
     """A cfq-scheduled null_blk disk; the default is the emulated disk:
-    1 ms per I/O, depth 1, rotational."""
+    1 ms per I/O, depth 1, rotational.  With CFQ_DISK set (the test runs
+    as NAME@hdd-q1 or NAME@hdd-ncq), the emulated 7200 rpm disk instead,
+    stopped when the test exits."""
     prof = {'irqmode': 2, 'completion_nsec': 1000000, 'hw_queue_depth': 1,
             'rotational': 1, 'nr_requests': 128}
     prof.update(attrs)
+    if os.environ.get('CFQ_DISK'):
+        prof['hw_queue_depth'] = HDD_DEPTHS[os.environ['CFQ_DISK']]
+        dev = devices.make_hdd(prof)
+        atexit.register(devices.remove_device, dev)
+        dev.set_scheduler(prof.get('sched', 'cfq'))
+        return dev
     dev = devices.make_null_blk(name, prof,
                                 memory_backed=prof.get('memory_backed', 0),
                                 size_mb=prof.get('size_mb', 4096))

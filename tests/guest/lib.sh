@@ -33,6 +33,43 @@ nullb_remove() {
 	rmdir "$d"
 }
 
+# The disk a test runs on, in DISK (its name in /sys/block): a null_blk
+# disk, test_disk NAME KEY=VAL...; or, when run-tests.sh runs the test as
+# NAME@hdd-q1 or NAME@hdd-ncq (CFQ_DISK), the emulated 7200 rpm disk
+# (tests/tools/hdd) at depth 1 or 32.
+test_disk() {
+	case ${CFQ_DISK:-} in
+	"")
+		nullb_create "$@"
+		DISK=$1
+		;;
+	hdd-q1) hdd_start 1 ;;
+	hdd-ncq) hdd_start 32 ;;
+	*) fail "unknown CFQ_DISK '$CFQ_DISK'" ;;
+	esac
+}
+
+test_disk_remove() {
+	if [ -n "${HDD_SERVER:-}" ]; then
+		kill "$HDD_SERVER"
+		wait "$HDD_SERVER" || fail "hdd server exited $?"
+		HDD_SERVER=
+	else
+		nullb_remove "$DISK"
+	fi
+}
+
+# The emulated disk's server (built on the host into the cache): it
+# prints its device's path once the device is up.
+hdd_start() {
+	local path
+	coproc HDD { exec "$CFQ_CACHE/hdd/hdd" --depth "$1" --store none; }
+	HDD_SERVER=$HDD_PID
+	read -r path <&"${HDD[0]}" || fail "hdd did not start"
+	wait_blockdev "$path"
+	DISK=${path#/dev/}
+}
+
 wait_blockdev() {
 	local i
 	for i in $(seq 100); do

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side: run guest tests one after another in one boot.
 # Usage: run-tests.sh OUTDIR TEST...
-# (TEST = NAME of tests/guest/t/NAME.sh, run by bash, or t/NAME.py, python3)
+# (TEST = NAME of tests/guest/t/NAME.sh, run by bash, or t/NAME.py, python3;
+# NAME@DISK runs it with CFQ_DISK=DISK: on the emulated rotating disk,
+# hdd-q1 or hdd-ncq, where the test makes its disk with gtest.nullb() or
+# lib.sh's test_disk)
 # For each test: OUTDIR/NAME.log (its output), NAME.rc (exit status),
 # NAME.dmesg (the kernel messages printed while it ran), NAME.json if the
 # test wrote one (through $RESULT), and on a kernel with kmemleak
@@ -23,13 +26,16 @@ cd /tmp || exit 1
 for t in "$@"; do
 	echo "guest-test: $t" >/dev/console
 	start=$(date +%s.%N)
-	if [ -f "$here/t/$t.py" ]; then
-		cmd=(python3 "$here/t/$t.py")
+	name=${t%@*}
+	disk=
+	[ "$name" = "$t" ] || disk=${t#*@}
+	if [ -f "$here/t/$name.py" ]; then
+		cmd=(python3 "$here/t/$name.py")
 	else
-		cmd=(bash "$here/t/$t.sh")
+		cmd=(bash "$here/t/$name.sh")
 	fi
-	RESULT=$out/$t.json TESTDIR=$here PYTHONPATH=$here timeout 900 \
-		"${cmd[@]}" >"$out/$t.log" 2>&1
+	RESULT=$out/$t.json TESTDIR=$here PYTHONPATH=$here CFQ_DISK=$disk \
+		timeout 900 "${cmd[@]}" >"$out/$t.log" 2>&1
 	rc=$?
 	if [ -w $kml ]; then
 		# kmemleak does not report objects younger than 5 s.

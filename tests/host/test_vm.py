@@ -10,11 +10,13 @@ from harness import attribution, bench, dynamic, report, splat, vm
 
 pytestmark = pytest.mark.vm
 
-# Guest tests (tests/guest/t/NAME.sh or NAME.py) run in one boot, in this order.
+# Guest tests (tests/guest/t/NAME.sh or NAME.py) run in one boot, in this
+# order; NAME@hdd-q1 runs NAME on the emulated 7200 rpm disk (issue 18).
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
-               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model']
+               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model',
+               'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1']
 
 
 @pytest.fixture(scope='module')

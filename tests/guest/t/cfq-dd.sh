@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# The RFC's dd examples 1 and 2 on the emulated disk, with dd and ionice
+# The RFC's dd examples 1 and 2 on the emulated disk (null_blk 1 ms/IO,
+# or as cfq-dd@hdd-q1 the emulated 7200 rpm disk), with dd and ionice
 # exactly as the RFC ran them: two sequential 1 MiB readers at the same
 # priority finish within 10 % of each other (their times summed over two
 # runs); at -n0 vs -n7 the first is at least 1.3x faster (the RFC saw
 # 57.0 vs 38.2 MB/s).
 . "$TESTDIR/lib.sh"
 
-nullb_create ddtest irqmode=2 completion_nsec=1000000 hw_queue_depth=1 size=4096
-echo cfq >/sys/block/ddtest/queue/scheduler
-echo 1 >/sys/block/ddtest/queue/rotational
-echo 128 >/sys/block/ddtest/queue/nr_requests
+test_disk ddtest irqmode=2 completion_nsec=1000000 hw_queue_depth=1 size=4096
+echo cfq >/sys/block/$DISK/queue/scheduler
+echo 1 >/sys/block/$DISK/queue/rotational
+echo 128 >/sys/block/$DISK/queue/nr_requests
 
 # dd_pair N1 N2: run two ionice'd dd readers at once; print the seconds
 # each took from its own start (under TCG the second can start a few
@@ -19,7 +20,7 @@ dd_pair() {
 	for i in 0 1; do
 		n=$1; [ $i = 1 ] && n=$2
 		( t0=$(date +%s.%N)
-		  ionice -c 2 -n "$n" dd if=/dev/ddtest of=/dev/null bs=1M \
+		  ionice -c 2 -n "$n" dd if=/dev/$DISK of=/dev/null bs=1M \
 			count=256 skip=$((i * 1024)) iflag=direct 2>/dev/null
 		  printf "%.3f\n" "$(echo "$(date +%s.%N) - $t0" | bc)" >/tmp/dd.$i ) &
 	done
@@ -47,5 +48,5 @@ ok=$(echo "$b / $a >= 1.3" | bc -l)
 echo "ok: prio 0 is $(echo "scale=2; $b / $a" | bc)x faster"
 printf '{"same_prio_s": [%s, %s], "prio_0_vs_7_s": [%s, %s]}\n' \
 	"$s1" "$s2" "$a" "$b" >"$RESULT"
-echo none >/sys/block/ddtest/queue/scheduler
-nullb_remove ddtest
+echo none >/sys/block/$DISK/queue/scheduler
+test_disk_remove

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Per-task CFQ on the emulated disk (null_blk 1 ms/IO, depth 1,
-rotational), as ionice users see it:
+rotational; as cfq-prio@hdd-q1 the emulated 7200 rpm disk), as ionice
+users see it:
 - three backlogged sequential readers at BE 0/4/7 share the disk in the
   slice ratio 180:100:40 (56.3/31.3/12.5 %) within 3 points;
 - an RT reader takes at least 90 % from a BE reader;
@@ -69,4 +70,4 @@ result['ionice_live'] = {'before': before, 'after': after,
 check(abs(before[0] - 50) <= 8, f'equal before ionice: {before[0]:.1f} %')
 check(after[0] >= 60, f'after ionice -n0: {after[0]:.1f} % (target 64.3)')
 save(result)
-subprocess.run(['sh', '-c', 'echo none > /sys/block/priotest/queue/scheduler'])
+dev.set_scheduler('none')
