@@ -7,6 +7,11 @@
 #   make bench   the full peer matrix; report into docs/results/
 #   make dynamic fairness over time, every peer; into docs/results/dynamic/
 #   make bench-v2 cgroup v2, hierarchy, attribution; into docs/results/v2/
+#   make series  the patch set as a git format-patch series against the
+#                6.12 base, with a cover letter; into $(CACHE)/series/
+#   make series-check  every patch of the series: git am, checkpatch
+#                --strict, W=1 build of the lean kernel (make check does
+#                the first and the last patch)
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -30,7 +35,7 @@ DYNAMIC_ARGS ?= --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq
 V2_PEERS := --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq --peer cfq-v2
 
 .PHONY: all deps tree apply kernel demo check unit stress bench dynamic \
-	bench-v2
+	bench-v2 series series-check
 
 all: check
 
@@ -75,3 +80,9 @@ bench-v2: deps
 		--exp hierarchy $(V2_PEERS) --report docs/results/v2
 	scripts/bench.sh --attribution $(CACHE)/results/attribution --runs 3 \
 		$(V2_PEERS) --report docs/results/v2/attribution
+
+series: deps
+	$(PY) scripts/series.py generate
+
+series-check: deps
+	$(PY) scripts/series.py check --every-step

@@ -8,6 +8,9 @@ pkgs=(
 	xz-utils ccache quilt sparse linux-source-6.12 liburing-dev
 	qemu-system-x86 busybox-static fio util-linux blktrace cgroup-tools
 	fdisk e2fsprogs python3 python3-pytest python3-matplotlib
+	# the patch series (make series): git, patch, and what checkpatch's
+	# SPDX check (scripts/spdxcheck.py) imports
+	git patch python3-ply python3-git
 )
 
 missing=()

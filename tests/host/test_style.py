@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The kernel tree's own quality gates on our kernel code, from the 6.12
 tree of scripts/get-tree.sh: checkpatch.pl --strict with no error, no
-warning and only the checks listed below, on the new files and on the
-quilt patches; kernel-doc -Wall silent on the new files."""
+warning and only the checks scripts/checkpatch-kept.txt lists, on the new
+files and on the quilt patches; kernel-doc -Wall silent on the new
+files."""
 import glob
 import os
 import re
@@ -20,16 +21,19 @@ NEW_FILES = sorted(
     glob.glob(os.path.join(REPO, 'tests', 'kunit', '*.c')))
 PATCHES = sorted(glob.glob(os.path.join(REPO, 'patches', '*.patch')))
 
-# (file, checkpatch type): each CHECK we keep, and why.
-KEPT_CHECKS = {
-    # CFQ_ATTR(idx, name) defines a show and a store function, each
-    # using idx; every use passes an enum cfq_tunable constant.
-    ('block/cfq-iosched.c', 'MACRO_ARG_REUSE'),
-    # for_each_path_entity(cmd, cfqd, e) is a loop header, like the
-    # kernel's list_for_each_entry(): e is its cursor, assigned and tested
-    # by design; cmd and cfqd are plain pointers.
-    ('block/cfq-group.c', 'MACRO_ARG_REUSE'),
-}
+def kept_checks():
+    """(file, checkpatch type) of each CHECK we keep; the reasons are in
+    the file, which the series' cover letter quotes."""
+    kept = set()
+    with open(os.path.join(REPO, 'scripts', 'checkpatch-kept.txt')) as f:
+        for line in f:
+            if line.strip() and not line.startswith('#'):
+                path, typ, _ = line.rstrip('\n').split('\t')
+                kept.add((path, typ))
+    return kept
+
+
+KEPT_CHECKS = kept_checks()
 
 LINE = re.compile(r'^(?P<path>[^:]+):\d+: (?P<level>ERROR|WARNING|CHECK):'
                   r'(?P<type>[A-Z_]+):')
