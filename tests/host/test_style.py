@@ -2,8 +2,8 @@
 """The kernel tree's own quality gates on our kernel code, from the 6.12
 tree of scripts/get-tree.sh: checkpatch.pl --strict with no error, no
 warning and only the checks scripts/checkpatch-kept.txt lists, on the new
-files and on the quilt patches; kernel-doc -Wall silent on the new
-files."""
+files and on the quilt patches; kernel-doc -Wall silent on the new files;
+sparse (make C=2) silent on the new objects of the lean kernel."""
 import glob
 import os
 import re
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, cache_dir
 
 pytestmark = pytest.mark.tree
 
@@ -20,6 +20,10 @@ NEW_FILES = sorted(
     [os.path.join(REPO, 'include', 'linux', 'cfq-iosched.h')] +
     glob.glob(os.path.join(REPO, 'tests', 'kunit', '*.c')))
 PATCHES = sorted(glob.glob(os.path.join(REPO, 'patches', '*.patch')))
+
+# The objects sparse checks: every new .c file is built into one of them.
+SPARSE_OBJECTS = ['block/cfq-iosched.o', 'block/cfq-cgroup.o']
+
 
 def kept_checks():
     """(file, checkpatch type) of each CHECK we keep; the reasons are in
@@ -84,3 +88,21 @@ def test_kernel_doc(tree):
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True)
     assert res.returncode == 0 and res.stdout == '', res.stdout
+
+
+def test_sparse(tree, lean_kernel):
+    """make C=2 (sparse on every source of the objects, whether or not
+    it needs compiling) in the lean build, on the objects that hold every
+    new file: no warning, no error.  Without W=1: it would recompile the
+    lean kernel's objects with other flags, and W=1 does not change what
+    sparse checks (kbuild passes it the compiler's -W options, and sparse
+    has none of W=1's); the W=1 compiler warnings are judged on the same
+    files by the series test (tests/host/test_series.py)."""
+    build = os.path.join(cache_dir(), 'build', 'lean')
+    res = subprocess.run(['make', '-s', '-C', tree, f'O={build}',
+                          'ARCH=x86_64', 'CC=ccache gcc', 'C=2',
+                          *SPARSE_OBJECTS],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert res.stdout.strip() == '', res.stdout
