@@ -12,6 +12,9 @@
 #   make series-check  every patch of the series: git am, checkpatch
 #                --strict, W=1 build of the lean kernel (make check does
 #                the first and the last patch)
+#   make deb     Debian packages of a kernel with cfq and of the udev rule
+#                (CONFIG=/boot/config-... to start from, LOCALMODCONFIG=1
+#                to trim it; default: the lean test config)
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -31,11 +34,16 @@ STRESS_SECS ?= 60
 DYNAMIC_RUNS ?= 1
 DYNAMIC_ARGS ?= --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq
 
+# `make deb`: the config to start from (empty: the lean test config), and
+# whether to trim it to the modules loaded here (make localmodconfig).
+CONFIG ?=
+LOCALMODCONFIG ?= 0
+
 # `make bench-v2`: cgroup v2 and the hierarchy (issue 16), 3 runs.
 V2_PEERS := --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq --peer cfq-v2
 
 .PHONY: all deps tree apply kernel demo check unit stress bench dynamic \
-	bench-v2 series series-check
+	bench-v2 series series-check deb
 
 all: check
 
@@ -86,3 +94,6 @@ series: deps
 
 series-check: deps
 	$(PY) scripts/series.py check --every-step
+
+deb: deps
+	LOCALMODCONFIG=$(LOCALMODCONFIG) scripts/deb.sh $(CONFIG)

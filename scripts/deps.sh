@@ -11,6 +11,8 @@ pkgs=(
 	# the patch series (make series): git, patch, and what checkpatch's
 	# SPDX check (scripts/spdxcheck.py) imports
 	git patch python3-ply python3-git
+	# the kernel packages (make deb): what make bindeb-pkg runs
+	debhelper rsync
 )
 
 missing=()
