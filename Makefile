@@ -15,6 +15,7 @@
 #   make deb     Debian packages of a kernel with cfq and of the udev rule
 #                (CONFIG=/boot/config-... to start from, LOCALMODCONFIG=1
 #                to trim it; default: the lean test config)
+#   make deb-check  make deb, then boot the packaged kernel in the VM
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -43,7 +44,7 @@ LOCALMODCONFIG ?= 0
 V2_PEERS := --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq --peer cfq-v2
 
 .PHONY: all deps tree apply kernel demo check unit stress bench dynamic \
-	bench-v2 series series-check deb
+	bench-v2 series series-check deb deb-check
 
 all: check
 
@@ -66,7 +67,7 @@ demo: deps
 	@echo "chart: $(CACHE)/results/demo/report.png"
 
 check: deps
-	$(PY) -m pytest -ra tests/host
+	$(PY) -m pytest -ra -m 'not deb' tests/host
 
 unit:
 	$(PY) -m pytest -ra -m 'not vm and not tree' tests/host
@@ -97,3 +98,6 @@ series-check: deps
 
 deb: deps
 	LOCALMODCONFIG=$(LOCALMODCONFIG) scripts/deb.sh $(CONFIG)
+
+deb-check: deps
+	$(PY) -m pytest -ra -m deb tests/host/test_deb.py

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.vm
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
-               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model']
+               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model',
+               'udev-rule']
 
 
 @pytest.fixture(scope='module')
