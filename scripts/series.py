@@ -726,6 +726,7 @@ def unkept(found, kept):
 def am(patches, ident):
     """Apply the patches onto the base as a reviewer would; return the
     resulting commits."""
+    git('am', '--abort', check=False)   # a run killed in the middle
     git('checkout', '-q', '-f', '--detach', BASE_TAG)
     env = base_env(ident[1], ident[2], f'@{repo_time()} +0000')
     res = git('am', '-q', '--whitespace=error', *patches, env=env,
@@ -843,30 +844,55 @@ def check(every_step=False):
     note(f'series checked in {time.monotonic() - t0:.0f} s: {out_dir()}')
 
 
+def base_warnings(out):
+    """The W=1 warnings of the base itself, each file's, for the lean
+    config.  A build prints the warnings of the files it compiles (ccache
+    replays them), so they come from a build from scratch, kept in the
+    build directory for the next runs: the base and the config do not
+    change, the compiler might."""
+    frag = os.path.join(REPO, 'tests', 'configs', 'base.config')
+    gcc = run(['gcc', '--version']).stdout.splitlines()[0]
+    with open(frag, 'rb') as f:
+        key = hashlib.sha256(git('rev-parse', BASE_TAG).stdout.encode() +
+                             gcc.encode() + f.read()).hexdigest()
+    path = os.path.join(out, '.cfq-base-warnings')
+    if os.path.exists(path):
+        lines = read(path).splitlines()
+        if lines and lines[0] == key:
+            note(f'the base: {len(lines) - 1} W=1 warnings of its own, '
+                 f'from an earlier build')
+            return set(lines[1:])
+    t = time.monotonic()
+    shutil.rmtree(out, ignore_errors=True)
+    git('checkout', '-q', '-f', '--detach', BASE_TAG)
+    configure(out, [])
+    ok, warnings, log = build(out, ['bzImage'])
+    if not ok:
+        raise SeriesError('the base: W=1 build failed:\n' +
+                          '\n'.join(log.splitlines()[-40:]))
+    seen = sorted({normalize(w) for w in warnings})
+    write(path, '\n'.join([key] + seen) + '\n')
+    note(f'the base: W=1 build from scratch, {len(seen)} warnings of its '
+         f'own ({time.monotonic() - t:.0f} s)')
+    return set(seen)
+
+
 def check_every_step(steps, applied, out):
-    base_warnings = None
-    for k in range(len(applied) + 1):
+    known = base_warnings(out)
+    for k in range(1, len(applied) + 1):
         t = time.monotonic()
         symbols = [y for s in steps[:k] for y in s.introduces]
-        git('checkout', '-q', '-f', '--detach',
-            applied[k - 1] if k else BASE_TAG)
+        git('checkout', '-q', '-f', '--detach', applied[k - 1])
         configure(out, symbols)
         ok, warnings, log = build(out, ['bzImage'])
-        what = f'patch {k}' if k else 'the base'
         if not ok:
-            raise SeriesError(f'{what}: W=1 build failed:\n' +
+            raise SeriesError(f'patch {k}: W=1 build failed:\n' +
                               '\n'.join(log.splitlines()[-40:]))
-        seen = {normalize(w) for w in warnings}
-        if base_warnings is None:
-            base_warnings = seen
-            note(f'the base: W=1 build, {len(seen)} warnings of its own '
-                 f'({time.monotonic() - t:.0f} s)')
-            continue
-        new = sorted(seen - base_warnings)
+        new = sorted({normalize(w) for w in warnings} - known)
         if new:
-            raise SeriesError(f'{what}: new W=1 warnings:\n' +
+            raise SeriesError(f'patch {k}: new W=1 warnings:\n' +
                               '\n'.join(new))
-        note(f'{what}: W=1 build, no new warning '
+        note(f'patch {k}: W=1 build, no new warning '
              f'({time.monotonic() - t:.0f} s)')
 
 
