@@ -7,6 +7,15 @@
 #   make bench   the full peer matrix; report into docs/results/
 #   make dynamic fairness over time, every peer; into docs/results/dynamic/
 #   make bench-v2 cgroup v2, hierarchy, attribution; into docs/results/v2/
+#   make series  the patch set as a git format-patch series against the
+#                6.12 base, with a cover letter; into $(CACHE)/series/
+#   make series-check  every patch of the series: git am, checkpatch
+#                --strict, W=1 build of the lean kernel (make check does
+#                the first and the last patch)
+#   make deb     Debian packages of a kernel with cfq and of the udev rule
+#                (CONFIG=/boot/config-... to start from, LOCALMODCONFIG=1
+#                to trim it; default: the lean test config)
+#   make deb-check  make deb, then boot the packaged kernel in the VM
 
 PY := /usr/bin/python3
 CACHE ?= $(HOME)/.cache/cfq-iosched
@@ -26,11 +35,16 @@ STRESS_SECS ?= 60
 DYNAMIC_RUNS ?= 1
 DYNAMIC_ARGS ?= --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq
 
+# `make deb`: the config to start from (empty: the lean test config), and
+# whether to trim it to the modules loaded here (make localmodconfig).
+CONFIG ?=
+LOCALMODCONFIG ?= 0
+
 # `make bench-v2`: cgroup v2 and the hierarchy (issue 16), 3 runs.
 V2_PEERS := --peer none --peer bfq-ll0 --peer bfq-ll1 --peer cfq --peer cfq-v2
 
 .PHONY: all deps tree apply kernel demo check unit stress bench dynamic \
-	bench-v2
+	bench-v2 series series-check deb deb-check
 
 all: check
 
@@ -53,7 +67,7 @@ demo: deps
 	@echo "chart: $(CACHE)/results/demo/report.png"
 
 check: deps
-	$(PY) -m pytest -ra tests/host
+	$(PY) -m pytest -ra -m 'not deb' tests/host
 
 unit:
 	$(PY) -m pytest -ra -m 'not vm and not tree' tests/host
@@ -75,3 +89,15 @@ bench-v2: deps
 		--exp hierarchy $(V2_PEERS) --report docs/results/v2
 	scripts/bench.sh --attribution $(CACHE)/results/attribution --runs 3 \
 		$(V2_PEERS) --report docs/results/v2/attribution
+
+series: deps
+	$(PY) scripts/series.py generate
+
+series-check: deps
+	$(PY) scripts/series.py check --every-step
+
+deb: deps
+	LOCALMODCONFIG=$(LOCALMODCONFIG) scripts/deb.sh $(CONFIG)
+
+deb-check: deps
+	$(PY) -m pytest -ra -m deb tests/host/test_deb.py

@@ -18,6 +18,9 @@ def pytest_configure(config):
     config.addinivalue_line('markers', 'vm: builds and boots a test kernel')
     config.addinivalue_line('markers',
                             'tree: runs the 6.12 tree\'s own scripts')
+    config.addinivalue_line('markers',
+                            'deb: builds the kernel packages (make deb-check,'
+                            ' not make check)')
 
 
 def fixture_text(name):

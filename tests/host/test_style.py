@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The kernel tree's own quality gates on our kernel code, from the 6.12
 tree of scripts/get-tree.sh: checkpatch.pl --strict with no error, no
-warning and only the checks listed below, on the new files and on the
-quilt patches; kernel-doc -Wall silent on the new files."""
+warning and only the checks scripts/checkpatch-kept.txt lists, on the new
+files and on the quilt patches; kernel-doc -Wall silent on the new files;
+sparse (make C=2) silent on the new objects of the lean kernel."""
 import glob
 import os
 import re
@@ -10,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, cache_dir
 
 pytestmark = pytest.mark.tree
 
@@ -20,16 +21,23 @@ NEW_FILES = sorted(
     glob.glob(os.path.join(REPO, 'tests', 'kunit', '*.c')))
 PATCHES = sorted(glob.glob(os.path.join(REPO, 'patches', '*.patch')))
 
-# (file, checkpatch type): each CHECK we keep, and why.
-KEPT_CHECKS = {
-    # CFQ_ATTR(idx, name) defines a show and a store function, each
-    # using idx; every use passes an enum cfq_tunable constant.
-    ('block/cfq-iosched.c', 'MACRO_ARG_REUSE'),
-    # for_each_path_entity(cmd, cfqd, e) is a loop header, like the
-    # kernel's list_for_each_entry(): e is its cursor, assigned and tested
-    # by design; cmd and cfqd are plain pointers.
-    ('block/cfq-group.c', 'MACRO_ARG_REUSE'),
-}
+# The objects sparse checks: every new .c file is built into one of them.
+SPARSE_OBJECTS = ['block/cfq-iosched.o', 'block/cfq-cgroup.o']
+
+
+def kept_checks():
+    """(file, checkpatch type) of each CHECK we keep; the reasons are in
+    the file, which the series' cover letter quotes."""
+    kept = set()
+    with open(os.path.join(REPO, 'scripts', 'checkpatch-kept.txt')) as f:
+        for line in f:
+            if line.strip() and not line.startswith('#'):
+                path, typ, _ = line.rstrip('\n').split('\t')
+                kept.add((path, typ))
+    return kept
+
+
+KEPT_CHECKS = kept_checks()
 
 LINE = re.compile(r'^(?P<path>[^:]+):\d+: (?P<level>ERROR|WARNING|CHECK):'
                   r'(?P<type>[A-Z_]+):')
@@ -80,3 +88,21 @@ def test_kernel_doc(tree):
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True)
     assert res.returncode == 0 and res.stdout == '', res.stdout
+
+
+def test_sparse(tree, lean_kernel):
+    """make C=2 (sparse on every source of the objects, whether or not
+    it needs compiling) in the lean build, on the objects that hold every
+    new file: no warning, no error.  Without W=1: it would recompile the
+    lean kernel's objects with other flags, and W=1 does not change what
+    sparse checks (kbuild passes it the compiler's -W options, and sparse
+    has none of W=1's); the W=1 compiler warnings are judged on the same
+    files by the series test (tests/host/test_series.py)."""
+    build = os.path.join(cache_dir(), 'build', 'lean')
+    res = subprocess.run(['make', '-s', '-C', tree, f'O={build}',
+                          'ARCH=x86_64', 'CC=ccache gcc', 'C=2',
+                          *SPARSE_OBJECTS],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert res.stdout.strip() == '', res.stdout

@@ -16,7 +16,7 @@ GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
                'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model',
-               'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1']
+               'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1', 'udev-rule']
 
 
 @pytest.fixture(scope='module')
