@@ -48,6 +48,28 @@ class Result:
     exit_code: int = None
     seconds: float = 0.0
     results: str = ''
+    # Per cent of the host's CPU time its hypervisor took away while the
+    # guest ran (steal, from /proc/stat): under TCG the guest slows down
+    # with it, and timings with it; None where the host does not say.
+    steal: float = None
+
+
+def cpu_times():
+    """The host's CPU times (the 'cpu' line of /proc/stat), or None."""
+    try:
+        with open('/proc/stat') as f:
+            return [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def steal_pct(before, after):
+    """Steal's part of the CPU time between two cpu_times(), in per
+    cent; None without both, or without a steal field (the eighth)."""
+    if not before or not after or len(before) < 8 or len(after) < 8:
+        return None
+    total = sum(after[:8]) - sum(before[:8])
+    return 100.0 * (after[7] - before[7]) / total if total > 0 else None
 
 
 def kvm_usable():
@@ -187,14 +209,17 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
                      plugins)
     console = os.path.join(results, 'console.log')
     start = time.monotonic()
+    times = cpu_times()
     verdict = boot_and_wait(argv, console, timeout, boot_timeout)
     res = judge(results, expect, verdict != 'done')
     if verdict == 'boot-hang':
         res.reasons.insert(0, f'guest did not boot within {boot_timeout} s')
     res.seconds = time.monotonic() - start
+    res.steal = steal_pct(times, cpu_times())
     if not quiet:
         state = 'ok' if res.ok else 'FAILED: ' + '; '.join(res.reasons)
-        print(f'vm: {res.seconds:.0f}s, {state} ({results})',
+        steal = '' if res.steal is None else f', host steal {res.steal:.1f} %'
+        print(f'vm: {res.seconds:.0f}s{steal}, {state} ({results})',
               file=sys.stderr)
     return res
 

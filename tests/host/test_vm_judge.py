@@ -58,3 +58,12 @@ def test_icount_runs_on_an_instruction_clock(tmp_path):
     assert argv[argv.index('-smp') + 1] == '1'
     plain = vm.qemu_argv('bzImage', str(tmp_path))
     assert '-icount' not in plain
+
+
+def test_steal_share():
+    """Steal is the eighth field of /proc/stat's cpu line."""
+    before = [100, 0, 50, 800, 0, 0, 0, 50]
+    after = [200, 0, 100, 1550, 0, 0, 0, 150]
+    assert vm.steal_pct(before, after) == 10.0
+    assert vm.steal_pct(None, after) is None
+    assert vm.steal_pct(before[:4], after[:4]) is None
