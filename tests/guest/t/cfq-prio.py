@@ -3,11 +3,13 @@
 rotational; as cfq-prio@hdd-q1 the emulated 7200 rpm disk), as ionice
 users see it:
 - three backlogged sequential readers at BE 0/4/7 share the disk in the
-  slice ratio 180:100:40 (56.3/31.3/12.5 %) within 3 points;
+  slice ratio 180:100:40 (56.3/31.3/12.5 %; on the 7200 rpm disk less a
+  positioning per slice) within 3 points;
 - an RT reader takes at least 90 % from a BE reader;
 - an IDLE reader gets nothing while a BE reader is busy, and the disk
   once the BE reader stops;
 - ionice on a running reader shifts its share within two seconds."""
+import os
 import subprocess
 import time
 
@@ -29,11 +31,20 @@ def seq(i, **kw):
 f = Fio('be', disk, [seq(i, prioclass=2, prio=p)
                      for i, p in enumerate((0, 4, 7))], 12).wait()
 sh = shares(f.ios(2, 11.5))
-target = [56.25, 31.25, 12.5]
+slices = [180, 100, 40]
+if os.environ.get('CFQ_DISK'):
+    # On the disk each slice starts with one positioning (seek and
+    # rotation) that yields one request; the rest stream from the read
+    # cache.  The model's random 4 KiB read at depth 1 takes 11.7 ms
+    # (85.7 I/Os/s, tests/tools/hdd/README.md), so the I/O counts go as
+    # the slices less that: 59.1/31.0/9.9 %.
+    slices = [s - 11.7 for s in slices]
+target = [100 * s / sum(slices) for s in slices]
 err = max(abs(a - b) for a, b in zip(sh, target))
 result['be_0_4_7'] = {'shares': sh, 'target': target, 'error': err}
 print(f'BE 0/4/7 shares {sh[0]:.1f}/{sh[1]:.1f}/{sh[2]:.1f}')
-check(err <= 3, f'BE 0/4/7 within 3 points of 180:100:40 (error {err:.1f})')
+want = '/'.join(f'{t:.1f}' for t in target)
+check(err <= 3, f'BE 0/4/7 within 3 points of {want} (error {err:.1f})')
 
 # 2. RT vs BE
 f = Fio('rt', disk, [seq(0, prioclass=1, prio=4),
@@ -48,11 +59,11 @@ f = Fio('idle', disk, [seq(0, prioclass=3, runtime=10),
 busy = f.ios(0.5, 4.5)
 after = f.ios(6, 9.5)
 result['idle_vs_be'] = {'while_be': busy, 'after_be': after}
-check(busy[0] <= 0.01 * sum(busy),
+check(busy[1] >= 100 and busy[0] <= 0.01 * sum(busy),
       f'IDLE got {busy[0]} of {sum(busy)} I/Os while BE was busy')
 rate_be = busy[1] / 4.0
 rate_idle = after[0] / 3.5
-check(rate_idle >= 0.8 * rate_be,
+check(rate_idle > 0 and rate_idle >= 0.8 * rate_be,
       f'IDLE alone: {rate_idle:.0f} IOPS vs BE {rate_be:.0f} IOPS before')
 
 # 4. ionice on a running reader: both BE4, then reader 0 goes to BE0.
