@@ -82,15 +82,17 @@ echo "ok: $(grep -c 'cfq' /tmp/trace.txt) cfq messages in the trace"
 # and cfq finds seeks free.  Alone, each request is dispatched to an idle
 # device and timed exactly; mixed, one dispatched behind another is timed
 # from that one's completion, and on the debug kernel under TCG the
-# kernel takes a millisecond or more to issue it from there.
+# kernel takes a millisecond or more to issue it from there.  On a
+# busy host the debug kernel's estimate has reached 2.3 ms: the bar is
+# 0.8-4 ms, still far from the 8 ms or more of a disk that seeks.
 for rw in read randread; do
 	fio --filename=/dev/dbgtest --direct=1 --bs=4k --time_based \
 		--runtime=3 --ioengine=psync --eta=never --output-format=json \
 		--name=$rw --rw=$rw >/dev/null || fail "fio $rw"
 done
 line=$(grep '^service_us ' "$sched/state")
-echo "$line" | grep -Eq '^service_us near ([89][0-9]{2}|1[0-9]{3})/' ||
-	fail "near requests not ~1 ms: $line"
+echo "$line" | grep -Eq '^service_us near ([89][0-9]{2}|[1-3][0-9]{3})/' ||
+	fail "near requests not 0.8-4 ms: $line"
 echo "$line" | grep -q ' seeks_free 1$' || fail "seek cost: $line"
 echo "ok: $line"
 echo 0 >/sys/block/dbgtest/queue/rotational
