@@ -11,27 +11,41 @@ from harness import attribution, bench, dynamic, report, splat, vm
 pytestmark = pytest.mark.vm
 
 # Guest tests (tests/guest/t/NAME.sh or NAME.py) run in one boot, in this
-# order; NAME@hdd-q1 runs NAME on the emulated 7200 rpm disk (issue 18).
+# order.
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
                'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
-               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'hdd-model',
-               'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1', 'udev-rule']
+               'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'udev-rule']
+# The emulated 7200 rpm disk (issue 18; NAME@hdd-q1 runs NAME on it) is a
+# program in the guest: how fast it serves depends on how fast the guest
+# runs it.  Timed by the host's clock, a CI host that lost CPU to its
+# hypervisor saw 82 MB/s where the model gives 140.  These run in a boot
+# of their own on the instruction clock (vm.py, --icount), where the
+# server's CPU time is the same on every host.
+HDD_TESTS = ['env', 'hdd-model', 'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1']
 
 
-@pytest.fixture(scope='module')
-def guest_suite(lean_kernel, hdd_tool, vm_results):
-    out = os.path.join(vm_results, 'guest')
-    tests = ' '.join(GUEST_TESTS)
-    res = vm.run(lean_kernel,
-                 f'tests/guest/run-tests.sh /tmp/results/t {tests}', out,
-                 expect=[f't/{t}.rc' for t in GUEST_TESTS], timeout=1200)
+def _suite(kernel, out, tests, **kw):
+    res = vm.run(kernel,
+                 f'tests/guest/run-tests.sh /tmp/results/t {" ".join(tests)}',
+                 out, expect=[f't/{t}.rc' for t in tests], **kw)
     return res, os.path.join(out, 't')
 
 
-@pytest.mark.parametrize('name', GUEST_TESTS)
-def test_guest(guest_suite, name):
-    res, tdir = guest_suite
+@pytest.fixture(scope='module')
+def guest_suite(lean_kernel, vm_results):
+    return _suite(lean_kernel, os.path.join(vm_results, 'guest'),
+                  GUEST_TESTS, timeout=1200)
+
+
+@pytest.fixture(scope='module')
+def hdd_suite(lean_kernel, hdd_tool, vm_results):
+    return _suite(lean_kernel, os.path.join(vm_results, 'guest-hdd'),
+                  HDD_TESTS, timeout=1800, icount=True)
+
+
+def _judge(suite, name):
+    res, tdir = suite
     assert res.ok, f'guest suite run failed: {res.reasons}'
     with open(os.path.join(tdir, f'{name}.log'), errors='replace') as f:
         log = f.read()
@@ -40,6 +54,16 @@ def test_guest(guest_suite, name):
     assert rc == 0, f'{name} failed:\n{log[-3000:]}'
     with open(os.path.join(tdir, f'{name}.dmesg'), errors='replace') as f:
         assert splat.find_splats(f.read()) == []
+
+
+@pytest.mark.parametrize('name', GUEST_TESTS)
+def test_guest(guest_suite, name):
+    _judge(guest_suite, name)
+
+
+@pytest.mark.parametrize('name', HDD_TESTS[1:])
+def test_guest_hdd(hdd_suite, name):
+    _judge(hdd_suite, name)
 
 
 def test_guest_warning_fails_the_run(lean_kernel, vm_results):
@@ -70,9 +94,10 @@ def test_boot_timeout_fails_fast(lean_kernel, vm_results):
 
 
 def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
-    """Issue 3's CPU-cost goal, on the instant-completion null_blk
-    (7-cpu-cost: one group, one and two psync random readers): cfq's IOPS
-    at least 90 % of mq-deadline's and above bfq's.  The guest runs on
+    """Issue 3's CPU-cost goal as issue 17 raised it, on the
+    instant-completion null_blk (7-cpu-cost: one group, one and two psync
+    random readers, and one reader beside 1000 idle groups): cfq's IOPS at
+    least 95 % of mq-deadline's and above bfq's (measured 95.2-95.3 %).  The guest runs on
     one vCPU with a clock that counts its instructions (--icount), so
     IOPS are 10^9 over the instructions spent per I/O: the same on any
     host, busy or not (repeated boots agree within 0.1 %), where wall-clock
@@ -96,13 +121,13 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     print(f'1000 idle groups: cfq {many:.0f} IOPS, {many / one:.1%} of its '
           f'{one:.0f} with one group')
     assert many >= 0.98 * one, (many, one)
-    for case in ('1-reader', '2-readers'):
+    for case in ('1-reader', '2-readers', '1-reader-1000-groups'):
         cfq, mqdl = iops[case, 'cfq'], iops[case, 'mq-deadline']
         bfq = iops[case, 'bfq-ll0']
         print(f'{case}: cfq {cfq:.0f} IOPS, {cfq / mqdl:.1%} of '
               f'mq-deadline ({mqdl:.0f}), {cfq / bfq:.2f}x bfq-ll0 '
               f'({bfq:.0f})')
-        assert cfq >= 0.90 * mqdl, (case, cfq, mqdl)
+        assert cfq >= 0.95 * mqdl, (case, cfq, mqdl)
         assert cfq > bfq, (case, cfq, bfq)
 
 
