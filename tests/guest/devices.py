@@ -57,6 +57,14 @@ class Device:
         return int(read(f'{sysdir}/size')) * 512
 
     def set_scheduler(self, elevator, iosched=None):
+        """Attach a fresh instance of @elevator, then write @iosched.
+        Writing the name of the elevator already attached keeps that
+        instance and whatever tunables an earlier peer wrote to it (an
+        ablation of slice_idle then leaked into every cfq peer measured
+        after it): pass through `none` first."""
+        if f'[{elevator}]' in read(self.queue('scheduler')) and \
+                elevator != 'none':
+            write(self.queue('scheduler'), 'none')
         write(self.queue('scheduler'), elevator)
         got = read(self.queue('scheduler'))
         if f'[{elevator}]' not in got:
