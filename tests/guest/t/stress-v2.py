@@ -43,7 +43,11 @@ for i, g in enumerate(fixed):
     runs.append(Fio(g, f'/dev/{disk}',
                     [verify_writer(base, 1), reader(base + 16)],
                     SECS + 10, cgroup2=f'{SV}/{g}'))
-xrun = Fio('x', f'/dev/{xdisk}', [reader(0), reader(256)], SECS + 10,
+# The second disk's reader runs until its disk goes (half way through
+# the steps): on a host short of CPU, starting the four fio instances on
+# the debug kernel took long enough that a runtime of SECS + 10 s ended
+# before the removal, and fio exited cleanly.
+xrun = Fio('x', f'/dev/{xdisk}', [reader(0), reader(256)], SECS + 120,
            cgroup2=f'{SV}/a')
 workers = [p for r in runs for p in r.worker_pids()]
 xrun.worker_pids()
