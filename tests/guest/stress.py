@@ -4,6 +4,7 @@ that verify what they wrote, and the checks every stress case ends with.
 
 STRESS_SECS sets each case's length: `make stress` runs the full 60 s,
 `make check` a quick version.  A case fails by raising."""
+import errno
 import os
 import random
 import subprocess
@@ -142,6 +143,37 @@ def groups_freed(disk, keep=(), timeout=5):
 
 def pick(seq):
     return random.choice(list(seq))
+
+
+def remove_group(path, procs_file, move_out, stats, tries=5):
+    """Move the processes of the cgroup at @path (listed in @procs_file:
+    `tasks` on v1, `cgroup.procs` on v2) out with @move_out(pid), then
+    rmdir it.  A process that joined between the read and the rmdir, or
+    one still leaving (EBUSY: seen on a loaded host, v1 and v2), is named
+    in the log and moved out again, and the rmdir retried a little later;
+    each retry counts in stats['rmdir_busy']."""
+    name = os.path.basename(path)
+    for attempt in range(tries):
+        pids = devices.read(f'{path}/{procs_file}').split()
+        if attempt:
+            names = []
+            for pid in pids:
+                try:
+                    names.append(f'{pid} {devices.read(f"/proc/{pid}/comm")}')
+                except OSError:
+                    names.append(f'{pid} (gone)')
+            print(f'rmdir {name}: EBUSY, then in it: {names}', flush=True)
+            stats['rmdir_busy'] += 1
+            time.sleep(0.05 * attempt)
+        for pid in pids:
+            move_out(pid)
+        try:
+            os.rmdir(path)
+            return
+        except OSError as e:
+            if e.errno != errno.EBUSY:
+                raise
+    raise AssertionError(f'rmdir {name}: still busy after {tries} tries')
 
 
 def run_for(secs, period, step):

@@ -6,14 +6,13 @@ root), a group's cfq.ioprio is rewritten, or a temporary group is
 removed while its requests are still queued or in flight.  All writes
 verify, every worker keeps completing I/O, and the removed groups' state
 is freed."""
-import errno
 import os
 import random
 
 from gtest import CFQ_CG, Fio, check, mkgroup, mount_cfq, move, nullb, \
     save, sched_groups
-from stress import SECS, finish, pick, reader, run_for, verified, \
-    verify_writer
+from stress import SECS, finish, pick, reader, remove_group, run_for, \
+    verified, verify_writer
 
 random.seed(int(os.environ.get('STRESS_SEED', '5')))
 mount_cfq()
@@ -61,36 +60,9 @@ def step(i):
         state = sched_groups(disk).get(g, {})
         stats['rmdir_with_queued'] += state.get('queued', 0) > 0
         stats['rmdir_with_in_driver'] += state.get('in_driver', 0) > 0
-        remove_group(g)
+        remove_group(f'{CFQ_CG}/{g}', 'tasks',
+                     lambda pid: move_worker(pid, pick(fixed)), stats)
         stats['rmdir'] += 1
-
-
-def remove_group(g):
-    """Move the group's tasks out and remove it.  A task that joined
-    between the read of the tasks file and the rmdir (EBUSY: seen once, on
-    a loaded host) is moved out too, and named in the log."""
-    for attempt in range(5):
-        with open(f'{CFQ_CG}/{g}/tasks') as f:
-            pids = f.read().split()
-        if attempt:
-            names = []
-            for pid in pids:
-                try:
-                    with open(f'/proc/{pid}/comm') as f:
-                        names.append(f'{pid} {f.read().strip()}')
-                except OSError:
-                    names.append(f'{pid} (gone)')
-            print(f'rmdir {g}: EBUSY, then in it: {names}', flush=True)
-            stats['rmdir_busy'] += 1
-        for pid in pids:
-            move_worker(pid, pick(fixed))
-        try:
-            os.rmdir(f'{CFQ_CG}/{g}')
-            return
-        except OSError as e:
-            if e.errno != errno.EBUSY:
-                raise
-    raise AssertionError(f'rmdir {g}: still busy after 5 tries')
 
 
 steps = run_for(SECS, 0.05, step)

@@ -10,7 +10,6 @@ then `+cfq` in sv's subtree_control under I/O (the groups lose their
 cfq state and get it back); the elevator switched away and back.  Half
 way, the second disk is removed under its reader.  All writes verify,
 the removed groups' state is freed, cfq holds no request at the end."""
-import errno
 import os
 import random
 import subprocess
@@ -18,8 +17,8 @@ import time
 
 import devices
 from gtest import Fio, check, nullb, save, sched_groups
-from stress import SECS, groups_freed, pick, reader, run_for, verified, \
-    verify_writer, wait_drained, write_sched
+from stress import SECS, groups_freed, pick, reader, remove_group, \
+    run_for, verified, verify_writer, wait_drained, write_sched
 
 random.seed(int(os.environ.get('STRESS_SEED', '7')))
 devices.cfq_on_v2()
@@ -70,34 +69,6 @@ def move_worker(pid, g):
         stats['gone'] += 1
 
 
-def remove_group(g):
-    """Move the group's processes out and remove it.  On a host short of
-    CPU the debug kernel once refused the rmdir (EBUSY) right after its
-    processes were moved out: the processes then in it are named in the
-    log, moved out again, and the rmdir tried again a little later."""
-    for attempt in range(5):
-        pids = procs(g)
-        if attempt:
-            names = []
-            for pid in pids:
-                try:
-                    names.append(f'{pid} {devices.read(f"/proc/{pid}/comm")}')
-                except OSError:
-                    names.append(f'{pid} (gone)')
-            print(f'rmdir {g}: EBUSY, then in it: {names}', flush=True)
-            stats['rmdir_busy'] += 1
-            time.sleep(0.05 * attempt)
-        for pid in pids:
-            move_worker(pid, pick(fixed))
-        try:
-            os.rmdir(f'{SV}/{g}')
-            return
-        except OSError as e:
-            if e.errno != errno.EBUSY:
-                raise
-    raise AssertionError(f'rmdir {g}: still busy after 5 tries')
-
-
 def step(i):
     global removed_at
     if removed_at is None and time.monotonic() - started >= SECS / 2:
@@ -129,7 +100,8 @@ def step(i):
         state = sched_groups(disk).get(g, {})
         stats['rmdir_with_requests'] += (state.get('queued', 0) +
                                          state.get('in_driver', 0)) > 0
-        remove_group(g)
+        remove_group(f'{SV}/{g}', 'cgroup.procs',
+                     lambda pid: move_worker(pid, pick(fixed)), stats)
         stats['rmdir'] += 1
     elif i % 10 == 4:
         devices.write(f'{SV}/cgroup.subtree_control', '-cfq')
