@@ -97,11 +97,12 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     """Issue 3's CPU-cost goal as issue 17 raised it, on the
     instant-completion null_blk (7-cpu-cost: one group, one and two psync
     random readers, and one reader beside 1000 idle groups): cfq's IOPS at
-    least 95 % of mq-deadline's and above bfq's (measured 95.2-95.3 %).  The guest runs on
-    one vCPU with a clock that counts its instructions (--icount), so
-    IOPS are 10^9 over the instructions spent per I/O: the same on any
-    host, busy or not (repeated boots agree within 0.1 %), where wall-clock
-    IOPS under TCG move by up to 1.6x between runs of one boot."""
+    least 95 % of mq-deadline's and above bfq's (measured 95.2-95.3 %).
+    The guest runs on one vCPU with a clock that counts its instructions
+    (--icount), so IOPS are 10^9 over the instructions spent per I/O: the
+    same on any host, busy or not (repeated boots agree within 0.1 %),
+    where wall-clock IOPS under TCG move by up to 1.6x between runs of one
+    boot."""
     out = os.path.join(vm_results, 'cpu-cost')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
                      '--exp', 'cpu-cost', '--case', '1-reader',
@@ -227,8 +228,9 @@ def test_fairness_over_time(lean_kernel, vm_results):
     only the per-second bar is measured once more, in the same way, and
     judged on that run."""
     runs = [('d1-rot', ['--icount']), ('d8', [])]
-    table, again = [], []
+    table = []
     for prof, extra in runs:
+        again = []
         out = os.path.join(vm_results, f'dynamic-quick-{prof}')
         rows = _dynamic(lean_kernel, out, '--profile', prof, *extra)
         for r in rows:
@@ -242,7 +244,6 @@ def test_fairness_over_time(lean_kernel, vm_results):
             args = [a for c in again for a in ('--case', c)]
             table += _dynamic(lean_kernel, out + '-again', '--profile',
                               prof, *extra, *args)
-            again = []
     want = {(c.name, p) for c in dynamic.load(quick=True)
             for p in c.profiles}
     assert {(r['case'], r['profile']) for r in table} == want
