@@ -90,11 +90,18 @@ check(in_a <= 2 and in_b > 500,
 # leave for the root group and c is removed while its requests wait.
 mkgroup('a', 0)
 mkgroup('c', 7)
-fa = Fio('a2', disk, readers(0, 8), 8, group='a')
-fc = Fio('c', disk, readers(1, 8), 8, group='c')
+# c's readers may start I/O seconds after their processes exist (a debug
+# kernel's CI run found none queued 3 s after they were forked): wait
+# up to 30 s for c's requests to queue.  fio's 10 s count from the
+# jobs' start, so c runs at least 10 s once it has begun.
+fa = Fio('a2', disk, readers(0, 8), 10, group='a')
+fc = Fio('c', disk, readers(1, 8), 10, group='c')
 fc.worker_pids()
-time.sleep(3)
-queued = sched_groups('grptest')['c']['queued']
+end = time.monotonic() + 30
+queued = 0
+while not queued and time.monotonic() < end:
+    time.sleep(0.5)
+    queued = sched_groups('grptest').get('c', {}).get('queued', 0)
 with open('/dev/cgroup/c/tasks') as f:
     for p in f.read().split():	# fio and its workers
         move(p, '')
