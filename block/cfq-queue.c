@@ -663,7 +663,13 @@ static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 		 cfq_queue_among_equals(cfqq->cfqd, cfqq));
 }
 
-/* May @cfqq put another request in the driver now? */
+/*
+ * May @cfqq put another request in the driver now?  On a disk that
+ * queues commands (NCQ), a queue worth idling for starts its slice once
+ * the requests of those served before it have left the driver: the disk
+ * would otherwise take them in between its first sequential requests,
+ * and each would cost the head a trip away and back.
+ */
 static bool cfq_may_dispatch(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	unsigned int max = cmd->tun[CFQ_QUANTUM];
@@ -674,6 +680,11 @@ static bool cfq_may_dispatch(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 		max = 1;
 	}
 	if (cfqq->dispatched >= max)
+		return false;
+	if (!test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
+	    cmd->in_driver > cfqq->dispatched && !cfq_iops_mode(cmd) &&
+	    !cfq_seeks_free(cmd->svc_mean, cmd->svc_samples) &&
+	    cfq_should_idle(cmd, cfqq))
 		return false;
 	/* Async waits for sync requests in flight, not the other way round. */
 	return test_bit(CFQQ_SYNC, &cfqq->flags) || !cmd->sync_in_driver;

@@ -390,6 +390,52 @@ static void cfq_test_fill_queue(struct kunit *test)
 	spin_unlock_irq(&cmd->lock);
 }
 
+/*
+ * On a disk with a seek cost, a queue worth idling for puts its first
+ * request in the driver only once the others' have left it; once its
+ * slice runs, or where seeks are free or service is counted in I/Os, it
+ * does not wait.
+ */
+static void cfq_test_drain_before_idle_slice(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
+						  GFP_KERNEL);
+	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct cfq_queue *cfqq = kunit_kzalloc(test, sizeof(*cfqq),
+					       GFP_KERNEL);
+	int k;
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, cfqd);
+	KUNIT_ASSERT_NOT_NULL(test, cfqq);
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
+	cmd->tun[CFQ_QUANTUM] = 8;
+	cmd->tun[CFQ_SLICE_IDLE] = 8;
+	cmd->depth = 64;
+	cfq_test_fill_queue_init(cfqd, cfqq, 4);
+	cfqq->cic = kunit_kzalloc(test, sizeof(*cfqq->cic), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cfqq->cic);
+	__set_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
+
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
+	cmd->in_driver = 3;			/* seeky queues' requests */
+	KUNIT_EXPECT_FALSE(test, cfq_may_dispatch(cmd, cfqq));
+	__set_bit(CFQQ_SLICE_STARTED, &cfqq->flags);
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
+	__clear_bit(CFQQ_SLICE_STARTED, &cfqq->flags);
+	__clear_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
+	__set_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
+	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
+	for (k = 0; k < CFQ_NR_SEEK_KINDS; k++) {	/* a 1 ms null_blk */
+		cmd->svc_mean[CFQ_SVC_SMALL][k] = MS;
+		cmd->svc_samples[CFQ_SVC_SMALL][k] = CFQ_SVC_MIN_SAMPLES;
+	}
+	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
+}
+
 static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE_PARAM(cfq_test_prio_slice, cfq_slice_gen_params),
 	KUNIT_CASE(cfq_test_scale_slice),
@@ -401,6 +447,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_fill_queue),
+	KUNIT_CASE(cfq_test_drain_before_idle_slice),
 	{}
 };
 
