@@ -105,7 +105,8 @@ class Fio:
     """One fio run with one job section per entry of `jobs` (dicts of fio
     options); every I/O is logged with its completion time.  With
     `group`, fio starts from a shell already in that cfq group (v1), with
-    `cgroup2` in that v2 cgroup (a path)."""
+    `cgroup2` in that v2 cgroup (a path).  stop() ends every job before
+    its runtime, as a normal end: logs and report are written."""
 
     def __init__(self, name, filename, jobs, runtime, group=None,
                  cgroup2=None, **glob_opts):
@@ -123,8 +124,9 @@ class Fio:
         self.njobs = len(jobs)
         with open(f'{self.dir}/job.fio', 'w') as f:
             f.write('\n'.join(lines) + '\n')
+        self.stop_file = f'{self.dir}/stop'
         cmd = ['fio', '--output-format=json', '--eta=never',
-               f'{self.dir}/job.fio']
+               f'--trigger-file={self.stop_file}', f'{self.dir}/job.fio']
         join = None
         if group is not None:
             join = f'{CFQ_CG}/{group}/tasks' if group else f'{CFQ_CG}/tasks'
@@ -145,6 +147,11 @@ class Fio:
                 return pids[:self.njobs]
             time.sleep(0.05)
         raise AssertionError(f'fio workers did not start: {pids}')
+
+    def stop(self):
+        """Have fio end its jobs now (it polls for the file)."""
+        with open(self.stop_file, 'w'):
+            pass
 
     def wait(self, ok=True, timeout=None):
         """Wait for fio (at most `timeout` s) and read its report; with
