@@ -41,7 +41,7 @@ def run(disk, nprocs):
     runs = [Fio(g, f'/dev/{disk}',
                 [{'rw': 'randread', 'bs': '4k', 'numjobs': nprocs,
                   'offset': f'{i}g', 'size': '1g'}],
-                RUN + 1 + 3 * nprocs // 25, group=g, group_reporting=1)
+                RUN + 1 + 10 * nprocs // 25, group=g, group_reporting=1)
             for i, g in enumerate(groups)]
     for r in runs:
         r.wait()
@@ -52,6 +52,21 @@ def run(disk, nprocs):
     idle = sum(1 for r in runs for log in r.logs
                if not any(first <= t <= last for t, _, _ in log))
     return shares(counts), (last - first) / 1000, idle
+
+
+def run_together(disk, nprocs):
+    """run(), measured once more if the groups did not run together for
+    RUN / 2 s: forking 300 fio processes while the first ones read at
+    5000 I/Os a second can take longer than fio's allowance of 10 s per
+    25 processes (a CI run, with 3 s per 25: the three groups never
+    overlapped; later runs on this host started 7-11 s apart).  The first run's shares are
+    then dropped unread: the second run alone is judged."""
+    res = run(disk, nprocs)
+    if res[1] < RUN / 2:
+        print(f'{disk}: groups together for {res[1]:.1f} s only, '
+              'measured again')
+        res = run(disk, nprocs)
+    return res
 
 
 def show(label, sh, win):
@@ -66,18 +81,18 @@ disk, nr = device('tag32', completion_nsec=200000, hw_queue_depth=32,
                   rotational=0)
 check(nr == 64, f'default nr_requests of a depth-32 device: {nr}')
 before = gate_waits(disk)
-on, win_on, idle_on = run(disk, 100)
+on, win_on, idle_on = run_together(disk, 100)
 waited = gate_waits(disk) - before
 iosched = f'/sys/block/{disk}/queue/iosched'
 subprocess.run(['sh', '-c', f'echo 0 > {iosched}/group_depth'], check=True)
-off, win_off, _ = run(disk, 100)
+off, win_off, _ = run_together(disk, 100)
 subprocess.run(['sh', '-c', f'echo 1 > {iosched}/group_depth'], check=True)
 err_on = show('depth 32, group_depth 1', on, win_on)
 err_off = show('depth 32, group_depth 0', off, win_off)
 
 # 2. Depth 1 (the emulated disk's profile), 75 readers.
 disk1, nr1 = device('tag1')
-d1, win_d1, idle_d1 = run(disk1, 25)
+d1, win_d1, idle_d1 = run_together(disk1, 25)
 err_d1 = show('depth 1', d1, win_d1)
 save({'d32': {'nr_requests': nr, 'shares_gate': on, 'shares_no_gate': off,
               'gate_waits': waited, 'window_s': win_on},
