@@ -132,6 +132,17 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
         assert cfq > bfq, (case, cfq, bfq)
 
 
+def _hdd_bench(lean_kernel, vm_results, case, *args):
+    """One case of 10-hdd-throughput on the emulated disk, 10 s a run, two
+    vCPUs on the instruction clock, in one boot; its runs."""
+    out = os.path.join(vm_results, f'hdd-{case}')
+    rc = bench.main(['--kernel', lean_kernel, '--out', out,
+                     '--exp', 'hdd-throughput', '--case', case, *args,
+                     '--runtime', '10', '--cpus', '2', '--icount'])
+    assert rc == 0
+    return report.load_runs(os.path.join(out, 'bench'))
+
+
 def test_time_vs_count_on_the_emulated_disk(lean_kernel, hdd_tool,
                                             vm_results):
     """Issue 18's acceptance 3: a group reading sequentially in 1 MiB
@@ -140,14 +151,9 @@ def test_time_vs_count_on_the_emulated_disk(lean_kernel, hdd_tool,
     50 % of the disk's time within 3 points (measured 49.9/50.1 and
     49.6/50.4, in another boot 49.0/51.0 and 48.1/51.9), from the disk's
     own trace (outside the scheduler), on the instruction clock."""
-    out = os.path.join(vm_results, 'time-vs-count')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'hdd-throughput', '--case', 'time-vs-count',
-                     '--profile', 'hdd-q1', '--profile', 'hdd-ncq',
-                     '--peer', 'cfq', '--runtime', '10',
-                     '--cpus', '2', '--icount'])
-    assert rc == 0
-    runs = report.load_runs(os.path.join(out, 'bench'))
+    runs = _hdd_bench(lean_kernel, vm_results, 'time-vs-count',
+                      '--profile', 'hdd-q1', '--profile', 'hdd-ncq',
+                      '--peer', 'cfq')
     assert sorted(r['profile'] for r in runs) == ['hdd-ncq', 'hdd-q1']
     for r in runs:
         split = r['time_shares']
@@ -165,15 +171,9 @@ def test_sequential_reader_among_random_ones_on_ncq(lean_kernel, hdd_tool,
     bfq-ll0's MB/s (measured 124 %; 71 % before a queue worth idling for
     waited for others' requests to leave the disk), and the sequential
     reader gets at least a third of the disk's time (measured 68 %)."""
-    out = os.path.join(vm_results, 'seq-vs-random-ncq')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'hdd-throughput', '--case', 'seq-vs-4-random',
-                     '--profile', 'hdd-ncq', '--peer', 'bfq-ll0',
-                     '--peer', 'cfq', '--runtime', '10',
-                     '--cpus', '2', '--icount'])
-    assert rc == 0
-    runs = {r['peer']: r for r in report.load_runs(os.path.join(out,
-                                                                'bench'))}
+    runs = {r['peer']: r for r in _hdd_bench(
+        lean_kernel, vm_results, 'seq-vs-4-random', '--profile', 'hdd-ncq',
+        '--peer', 'bfq-ll0', '--peer', 'cfq')}
     mbs = {}
     for peer, r in runs.items():
         # The sequential reader is the first unit, 1 MiB a request.
