@@ -58,9 +58,10 @@ def run_together(disk, nprocs):
     """run(), measured once more if the groups did not run together for
     RUN / 2 s: forking 300 fio processes while the first ones read at
     5000 I/Os a second can take longer than fio's allowance of 10 s per
-    25 processes (a CI run, with 3 s per 25: the three groups never
-    overlapped; later runs on this host started 7-11 s apart).  The first run's shares are
-    then dropped unread: the second run alone is judged."""
+    25 processes (with 3 s per 25, a CI run's groups never overlapped,
+    and by hand the windows came out at -0.9 to -6.9 s).  The first
+    run's shares are then dropped unread: the second run alone is
+    judged."""
     res = run(disk, nprocs)
     if res[1] < RUN / 2:
         print(f'{disk}: groups together for {res[1]:.1f} s only, '

@@ -728,9 +728,10 @@ static void commit(struct hdd *h, int tag)
 	 * memset of 1 MiB counts a million instructions, 1 ms at -icount
 	 * shift=0), time the disk did not spend and the trace would not see.
 	 */
-	if (c->op == UBLK_IO_OP_READ && h->store >= 0 &&
-	    pread(h->store, h->buf[tag], len, c->lba * 512) < 0) {
-		res = -errno;
+	if (c->op == UBLK_IO_OP_READ) {
+		if (h->store >= 0 &&
+		    pread(h->store, h->buf[tag], len, c->lba * 512) < 0)
+			res = -errno;
 	} else if (c->op == UBLK_IO_OP_FLUSH) {
 		res = 0;
 	}
