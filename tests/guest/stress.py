@@ -176,12 +176,16 @@ def remove_group(path, procs_file, move_out, stats, tries=5):
     raise AssertionError(f'rmdir {name}: still busy after {tries} tries')
 
 
-def run_for(secs, period, step):
-    """Call step(i) every `period` seconds for `secs`; return how many
-    steps ran."""
-    end = time.monotonic() + secs
+def run_for(secs, period, step, min_steps=0, limit=None):
+    """Call step(i) every `period` seconds for `secs`, and on past it
+    until `min_steps` have run or `limit` seconds have passed; return how
+    many steps ran."""
+    start = time.monotonic()
+    end = start + secs
+    last = start + (limit or secs)
     i = 0
-    while time.monotonic() < end:
+    while time.monotonic() < end or (i < min_steps and
+                                     time.monotonic() < last):
         t = time.monotonic()
         step(i)
         i += 1

@@ -65,26 +65,39 @@ check(abs(before[0] - 50) <= 6, f'equal groups before: {before[0]:.1f} %')
 check(abs(after[0] - 88.9) <= 4,
       f'after cfq.ioprio 0 vs 7: {after[0]:.1f} % (target 88.9)')
 
-# 2. Migration: a reader in group a moves to group b mid-run.
+# 2. Migration: a reader in group a moves to group b mid-run.  Its pace
+# in b is judged against its own pace in a just before the move: a
+# debug kernel on a loaded host once managed 401 I/Os in 3 s, where a
+# fixed count of 500 had been asked for.
 mkgroup('a', 4)
 mkgroup('b', 4)
-f = Fio('mig', disk, readers(0, 1), 8, group='a')
+f = Fio('mig', disk, readers(0, 1), 10, group='a')
 pid = f.worker_pids()[0]
-time.sleep(3)
+time.sleep(1.5)
+ga = sched_groups('grptest')
+ta = time.monotonic()
+time.sleep(1.5)
 g0 = sched_groups('grptest')
+rate_a = (g0['a']['dispatched'] - ga['a']['dispatched']) / \
+    (time.monotonic() - ta)
 move(pid, 'b')
 time.sleep(0.5)
 g1 = sched_groups('grptest')
+t1 = time.monotonic()
 time.sleep(3)
 g2 = sched_groups('grptest')
+rate_b = (g2['b']['dispatched'] - g1['b']['dispatched']) / \
+    (time.monotonic() - t1)
 f.wait()
 in_a = g2['a']['dispatched'] - g1['a']['dispatched']
 in_b = g2['b']['dispatched'] - g1['b']['dispatched']
 result['migration'] = {'a_after_move': in_a, 'b_after_move': in_b,
-                       'a_before_move': g0['a']['dispatched']}
-check(g0['a']['dispatched'] > 500, 'the reader was served in group a')
-check(in_a <= 2 and in_b > 500,
-      f'after the move: {in_a} more in a, {in_b} in b')
+                       'a_before_move': g0['a']['dispatched'],
+                       'rate_in_a': rate_a, 'rate_in_b': rate_b}
+check(rate_a > 50, f'the reader was served in group a: {rate_a:.0f}/s')
+check(in_a <= 2 and rate_b >= rate_a / 2,
+      f'after the move: {in_a} more in a, {in_b} in b '
+      f'({rate_b:.0f}/s in b against {rate_a:.0f}/s in a)')
 
 # 3. rmdir with queued I/O: group c's readers (prio 7, behind a's prio 0)
 # leave for the root group and c is removed while its requests wait.
