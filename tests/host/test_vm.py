@@ -189,7 +189,8 @@ def test_sequential_reader_among_random_ones_on_ncq(lean_kernel, hdd_tool,
 
 def _quick_bench(lean_kernel, out, *extra):
     rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
-                     '--profile', 'd1-rot', '--runtime', '10', *extra])
+                     '--profile', 'd1-rot', '--runtime', '10',
+                     '--icount', '--cpus', '1', *extra])
     assert rc == 0
     return report.aggregate(report.load_runs(os.path.join(out, 'bench')))
 
@@ -199,15 +200,18 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     two-level hierarchy) against none, bfq and cfq, on v1 and v2, in one
     boot.  The harness must be sound (none splits equal-weight groups
     evenly) and cfq must meet the issue's bar on the depth-1 disk: every
-    share within 3 points of the target, and total I/Os at least 85 % of
-    none's (95 % is the bench's mean-of-3 bar; one short run under TCG
-    gets a little slack).
+    share within 3 points of the target, and total I/Os at least 90 % of
+    none's (95 % is the bench's mean-of-3 bar; one short run gets a
+    little slack).
 
-    The dd cases are CPU-bound under TCG (about 90 I/Os/s on a 1000/s
-    device), so one run of `none` can come out lucky: a CI run once had
-    cfq at 83 % and bfq at 91 % of the same `none`.  A case that misses
-    only the I/O bar is measured once more (none and cfq, same boot) and
-    judged on that second run; shares are never re-measured."""
+    The guest runs on the instruction clock, one vCPU.  Timed by the
+    host's clock the dd cases were CPU-bound under TCG (80 of the disk's
+    100 large reads a second, and as few as 44 on a loaded host), so the
+    ratio to `none` measured the host: a CI run had cfq at 69 % of none,
+    and 82 % when measured again.  On the instruction clock the same
+    cases keep the disk busy (102-103 a second for every scheduler) and
+    the ratio measures the scheduler; the whole set takes about 10
+    minutes instead of 6."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
                         '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq',
@@ -218,7 +222,7 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     assert ('8-hierarchy', 'two-levels', 'cfq-v2') in keys
     for peer in ('cfq', 'cfq-v2'):
         assert len([r for r in rows if r['peer'] == peer]) == 6, keys
-    bad, slow = [], []
+    bad = []
     for r in rows:
         assert r['iops'] > 20, f'{r["case"]}/{r["peer"]}: device idle?'
         if r['peer'] == 'none' and r['exp'] == '1-rfc-test1':
@@ -230,22 +234,9 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
             if r['err_worst'] > 3.0:
                 bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: shares '
                            f'{got}, target {want}')
-            if r['iops_vs_none'] < 0.85:
-                slow.append(r)
-    for r in slow:
-        again = _quick_bench(lean_kernel, os.path.join(
-            vm_results, f'bench-quick-again-{r["case"]}-{r["peer"]}'),
-            '--exp', r['exp'], '--case', r['case'],
-            '--peer', 'none', '--peer', r['peer'])
-        ratio = [a['iops_vs_none'] for a in again
-                 if a['peer'] == r['peer']]
-        print(f'{r["exp"]}/{r["case"]}: {r["iops_vs_none"]:.0%} of none, '
-              f'measured again: {", ".join(f"{x:.0%}" for x in ratio)}')
-        assert len(ratio) == 1, again
-        if ratio[0] < 0.85:
-            bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: '
-                       f'{r["iops_vs_none"]:.0%} of none, again '
-                       f'{ratio[0]:.0%}')
+            if r['iops_vs_none'] < 0.90:
+                bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: '
+                           f'{r["iops_vs_none"]:.0%} of none')
     assert not bad, bad
     assert os.path.getsize(os.path.join(out, 'report.png')) > 1000
     with open(os.path.join(out, 'summary.json')) as f:
