@@ -85,7 +85,9 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
               icount=False, plugins=()):
     """With icount, the guest's clock counts the instructions it runs
     (1 ns each, TCG only, one host thread for all vCPUs): time measured
-    in the guest is then work done, whatever else the host is doing."""
+    in the guest is then work done, mostly whatever else the host is
+    doing: while the guest idles its clock follows the host's (QEMU's
+    default sleep=on), so a host short of CPU still shows."""
     if icount:
         accel = ['-accel', 'tcg', '-icount', 'shift=0',
                  '-cpu', 'max']
