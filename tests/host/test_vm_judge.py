@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """How a finished VM run is judged, from the files it left."""
+import os
+
 from harness import vm
 
 
@@ -67,3 +69,51 @@ def test_steal_share():
     assert vm.steal_pct(before, after) == 10.0
     assert vm.steal_pct(None, after) is None
     assert vm.steal_pct(before[:4], after[:4]) is None
+
+
+def _guest_run(tdir, rcs, dmesg=None, leaks=None):
+    """Files run-tests.sh leaves: NAME.rc, NAME.dmesg, NAME.kmemleak."""
+    tdir.mkdir(parents=True, exist_ok=True)
+    for name, rc in rcs.items():
+        (tdir / f'{name}.rc').write_text(f'{rc}\n')
+        (tdir / f'{name}.log').write_text('')
+        (tdir / f'{name}.dmesg').write_text((dmesg or {}).get(name, ''))
+        (tdir / f'{name}.kmemleak').write_text((leaks or {}).get(name, ''))
+
+
+def test_only_verdict_failures_run_again(tmp_path, fixture):
+    _guest_run(tmp_path, {'a': 0, 'b': 1, 'c': 1, 'd': 1},
+               dmesg={'c': fixture('lkdtm-warn-console.log')},
+               leaks={'d': 'unreferenced object 0xffff888004b1c000'})
+    assert vm.timing_failures(str(tmp_path), ['a', 'b', 'c', 'd']) == ['b']
+
+
+def test_a_failure_is_judged_on_its_second_run(tmp_path, monkeypatch):
+    boots = []
+
+    def fake_run(kernel, command, results, expect=(), **kw):
+        names = command.split()[2:]
+        boots.append(names)
+        second = results.endswith('-again')
+        rcs = {n: 0 if second or n == 'a' else 1 for n in names}
+        _guest_run(tmp_path / os.path.basename(results) / 't', rcs)
+        return vm.Result(ok=True, results=results)
+
+    monkeypatch.setattr(vm, 'run', fake_run)
+    res, dirs, again = vm.run_guest_tests('bz', str(tmp_path / 'g'),
+                                          ['a', 'b'])
+    assert boots == [['a', 'b'], ['b']] and again == ['b']
+    assert dirs == {'a': str(tmp_path / 'g' / 't'),
+                    'b': str(tmp_path / 'g-again' / 't')}
+
+
+def test_a_failed_boot_is_not_run_again(tmp_path, monkeypatch):
+    boots = []
+
+    def fake_run(kernel, command, results, expect=(), **kw):
+        boots.append(command)
+        return vm.Result(ok=False, results=results, reasons=['VM timed out'])
+
+    monkeypatch.setattr(vm, 'run', fake_run)
+    res, _, again = vm.run_guest_tests('bz', str(tmp_path / 'g'), ['a'])
+    assert not res.ok and again == [] and len(boots) == 1
