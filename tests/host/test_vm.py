@@ -202,12 +202,13 @@ def _quick_bench(lean_kernel, out, *extra):
 
 def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     """The quick set (RFC Test 1 readers, the four dd examples, the
-    two-level hierarchy) against none, bfq and cfq, on v1 and v2, in one
-    boot.  The harness must be sound (none splits equal-weight groups
-    evenly) and cfq must meet the issue's bar on the depth-1 disk: every
-    share within 3 points of the target, and total I/Os at least 85 % of
-    none's (95 % is the bench's mean-of-3 bar; one short run gets some
-    slack).
+    two-level hierarchy) against none and cfq, on v1 and v2, in one
+    boot (bfq is measured beside cfq by `make bench`; it was dropped here
+    for time: the set took 11 minutes on the instruction clock).  The
+    harness must be sound (none splits equal-weight groups evenly) and
+    cfq must meet the issue's bar on the depth-1 disk: every share within
+    3 points of the target, and total I/Os at least 85 % of none's (95 %
+    is the bench's mean-of-3 bar; one short run gets some slack).
 
     The guest runs on the instruction clock, one vCPU.  Timed by the
     host's clock the dd cases were CPU-bound under TCG (80 of the disk's
@@ -221,11 +222,10 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     at 90 % of none once."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
-                        '--peer', 'none', '--peer', 'bfq-ll0', '--peer', 'cfq',
-                        '--peer', 'cfq-v2')
+                        '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')
     keys = {(r['exp'], r['case'], r['peer']) for r in rows}
     assert ('1-rfc-test1', 'read', 'none') in keys
-    assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'bfq-ll0') in keys
+    assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'cfq') in keys
     assert ('8-hierarchy', 'two-levels', 'cfq-v2') in keys
     for peer in ('cfq', 'cfq-v2'):
         assert len([r for r in rows if r['peer'] == peer]) == 6, keys
