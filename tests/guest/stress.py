@@ -193,5 +193,21 @@ def run_for(secs, period, step, min_steps=0, limit=None):
     return i
 
 
+def run_steps(period, step, per_second, runs, what='steps'):
+    """The churn of a stress case: step(i) every `period` seconds for
+    SECS, and on past it (at most 2 x SECS) until `per_second` x SECS
+    steps have run; then the fio `runs` (started for 2 x SECS + 10 s) are
+    stopped.  Fewer steps in that time means one hangs.  Returns how many
+    ran."""
+    want = SECS * per_second
+    t = time.monotonic()
+    steps = run_for(SECS, period, step, min_steps=want, limit=2 * SECS)
+    took = time.monotonic() - t
+    for run in runs:
+        run.stop()
+    check(steps >= want, f'{steps} {what} in {took:.1f} s')
+    return steps
+
+
 def sh(cmd):
     return subprocess.run(['sh', '-c', cmd], check=True)

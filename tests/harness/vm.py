@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 from harness import splat
@@ -274,6 +275,17 @@ def run_guest_tests(kernel, out, tests, env='', **kw):
         if res2.ok:
             dirs.update({t: tdir2 for t in again})
     return res, dirs, again
+
+
+def judged_dir(suite, name):
+    """The result directory test `name` of a run_guest_tests() `suite` is
+    judged on; one that ran again is named in a pytest warning, with its
+    first log."""
+    res, dirs, again = suite
+    if name in again:
+        warnings.warn(f'{name} failed its first run and was run again; '
+                      f'first run: {res.results}/t/{name}.log')
+    return dirs[name]
 
 
 def guest_command(argv, repeated=(), switches=()):

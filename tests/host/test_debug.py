@@ -12,7 +12,6 @@ alone (a rate or a count on a host short of CPU) runs once more in a
 boot of its own and is judged there (vm.run_guest_tests())."""
 import json
 import os
-import warnings
 
 import pytest
 
@@ -62,12 +61,9 @@ def read(path):
 
 @pytest.mark.parametrize('name', TESTS)
 def test_debug(debug_suite, name):
-    res, dirs, again = debug_suite
+    res = debug_suite[0]
     assert res.ok, f'debug suite run failed: {res.reasons}'
-    tdir = dirs[name]
-    if name in again:
-        warnings.warn(f'{name} failed its first run and was run again; '
-                      f'first run: {res.results}/t/{name}.log')
+    tdir = vm.judged_dir(debug_suite, name)
     rc = int(read(os.path.join(tdir, f'{name}.rc')))
     assert rc == 0, f'{name} failed:\n{read(os.path.join(tdir, name + ".log"))[-3000:]}'
     assert splat.find_splats(read(os.path.join(tdir, f'{name}.dmesg'))) == []

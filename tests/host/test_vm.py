@@ -3,7 +3,6 @@
 run-failure rules, and a quick fairness run through the whole harness."""
 import json
 import os
-import warnings
 
 import pytest
 
@@ -46,12 +45,9 @@ def _judge(suite, name):
     """A test that failed on its own verdict ran once more in a boot of
     its own (vm.run_guest_tests()); it is judged on that run, and the
     first failure is reported as a warning."""
-    res, dirs, again = suite
+    res = suite[0]
     assert res.ok, f'guest suite run failed: {res.reasons}'
-    tdir = dirs[name]
-    if name in again:
-        warnings.warn(f'{name} failed its first run and was run again; '
-                      f'first run: {res.results}/t/{name}.log')
+    tdir = vm.judged_dir(suite, name)
     with open(os.path.join(tdir, f'{name}.log'), errors='replace') as f:
         log = f.read()
     with open(os.path.join(tdir, f'{name}.rc')) as f:
@@ -216,8 +212,8 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     ratio to `none` measured the host: a CI run had cfq at 69 % of none,
     and 82 % when measured again.  On the instruction clock the same
     cases keep the disk busy (102-103 a second for every scheduler) and
-    the ratio measures the scheduler; the whole set takes about 10
-    minutes instead of 6.  Not exactly, though (vm.qemu_argv()): in a
+    the ratio measures the scheduler.  Not exactly, though
+    (vm.qemu_argv()): in a
     check run on a host short of CPU every dd total read 89-103, cfq-v2
     at 90 % of none once."""
     out = os.path.join(vm_results, 'bench-quick')

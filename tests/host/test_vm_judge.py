@@ -2,6 +2,8 @@
 """How a finished VM run is judged, from the files it left."""
 import os
 
+import pytest
+
 from harness import vm
 
 
@@ -105,6 +107,10 @@ def test_a_failure_is_judged_on_its_second_run(tmp_path, monkeypatch):
     assert boots == [['a', 'b'], ['b']] and again == ['b']
     assert dirs == {'a': str(tmp_path / 'g' / 't'),
                     'b': str(tmp_path / 'g-again' / 't')}
+    suite = (res, dirs, again)
+    assert vm.judged_dir(suite, 'a') == dirs['a']
+    with pytest.warns(UserWarning, match='b failed its first run'):
+        assert vm.judged_dir(suite, 'b') == dirs['b']
 
 
 def test_a_failed_boot_is_not_run_again(tmp_path, monkeypatch):

@@ -8,11 +8,10 @@ verify, every worker keeps completing I/O, and the removed groups' state
 is freed."""
 import os
 import random
-import time
 
 from gtest import CFQ_CG, Fio, check, mkgroup, mount_cfq, move, nullb, \
     save, sched_groups
-from stress import SECS, finish, pick, reader, remove_group, run_for, \
+from stress import SECS, finish, pick, reader, remove_group, run_steps, \
     verified, verify_writer
 
 random.seed(int(os.environ.get('STRESS_SEED', '5')))
@@ -67,15 +66,9 @@ def step(i):
 
 
 # A step is a few cgroupfs writes and a debugfs read, 20 a second asked
-# for; a debug kernel on a loaded host managed 7 a second.  The churn
-# goes on past SECS until it has made 10 a second's worth of steps (at
-# most 2 x SECS); fio runs until then and is stopped.
-t = time.monotonic()
-steps = run_for(SECS, 0.05, step, min_steps=SECS * 10, limit=2 * SECS)
-took = time.monotonic() - t
-for run in runs:
-    run.stop()
-check(steps >= SECS * 10, f'{steps} churn steps in {took:.1f} s')
+# for; a debug kernel on a loaded host managed 7 a second: the churn goes
+# on until it has made 10 a second's worth (run_steps()).
+steps = run_steps(0.05, step, 10, runs, 'churn steps')
 result = {'secs': SECS, 'steps': steps, 'actions': stats}
 verified_total = 0
 for g, run in zip(fixed, runs):
