@@ -625,6 +625,24 @@ static u64 cfq_group_clock(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 	return cfqd->clock + (now - cfqd->turn_start);
 }
 
+/*
+ * @cfqd was charged @extra ns more than its request took (a write the
+ * disk's cache took, cfq_media_charge()): its clock counts them as
+ * passed, and so does its turn if it is served, so that its queues'
+ * slices and its turn end on what it is charged, as they do on the time
+ * its requests take.
+ */
+static void cfq_group_advance(struct cfq_meta_data *cmd,
+			      struct cfq_data *cfqd, u64 extra)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	if (cmd->active == cfqd)
+		cfqd->turn_start -= extra;
+	else
+		cfqd->clock += extra;
+}
+
 /* A turn: group_slice for the RFC's prio 0 (weight 200), in proportion. */
 static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {

@@ -19,8 +19,9 @@
  *
  * Service is charged to a group when each of its requests completes: in
  * time mode the device time since the previous completion (or since the
- * request was dispatched, if the device was idle), in IOPS mode a fixed
- * cost per request.  See the service_mode tunable.
+ * request was dispatched, if the device was idle), with writes a disk
+ * keeps in its cache charged what a read costs (cfq_media_charge()); in
+ * IOPS mode a fixed cost per request.  See the service_mode tunable.
  *
  * Locking and lifetimes: include/linux/cfq-iosched.h.
  */
@@ -118,6 +119,8 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 
 	lockdep_assert_held(&cmd->lock);
 
+	if (!cmd->in_driver && now > cmd->last_completion)
+		cfq_media_idle(&cmd->media, now - cmd->last_completion);
 	if ((pos > last ? pos - last : last - pos) > CFQ_SEEK_THR)
 		state |= CFQ_RQ_FAR;
 	if (blk_rq_bytes(rq) > CFQ_SVC_LARGE_BYTES)
@@ -923,7 +926,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	struct cfq_data *cfqd;
 	unsigned long flags;
 	bool kick;
-	u64 service;
+	u64 service, charge;
 
 	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
 	if (!cfqq || !(state & CFQ_RQ_IN_DRIVER))
@@ -939,10 +942,24 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	if (cfqd->stat)
 		WRITE_ONCE(cfqd->stat->service_ns,
 			   cfqd->stat->service_ns + service);
-	if (cfq_iops_mode(cmd))
+	if (cfq_iops_mode(cmd)) {
 		service = CFQ_IOPS_CHARGE_NS;
-	else if (cmd->in_driver == 1)
-		cfq_seek_sample(cmd, state, service);
+	} else {
+		if (cmd->in_driver == 1)
+			cfq_seek_sample(cmd, state, service);
+		if (op_is_write(req_op(rq)) &&
+		    !blk_queue_write_cache(cmd->queue))
+			charge = service;	/* it went to the media */
+		else
+			charge = cfq_media_charge(&cmd->media,
+						  op_is_write(req_op(rq)),
+						  state & CFQ_RQ_LARGE ?
+						  CFQ_SVC_LARGE : CFQ_SVC_SMALL,
+						  service);
+		if (charge > service)
+			cfq_group_advance(cmd, cfqd, charge - service);
+		service = charge;
+	}
 	cfq_account_done(cmd, rq);
 	if (rq_is_sync(rq) && !cfqd->sync_in_driver)
 		cfqd->sync_done = now;
@@ -1565,6 +1582,12 @@ static int cfq_state_show(void *data, struct seq_file *m)
 			   NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_FAR],
 		   cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
+	seq_printf(m, "read_us small %llu/%u large %llu/%u write_debt_us %llu\n",
+		   div_u64(cmd->media.read_mean[CFQ_SVC_SMALL], NSEC_PER_USEC),
+		   cmd->media.read_samples[CFQ_SVC_SMALL],
+		   div_u64(cmd->media.read_mean[CFQ_SVC_LARGE], NSEC_PER_USEC),
+		   cmd->media.read_samples[CFQ_SVC_LARGE],
+		   div_u64(cmd->media.debt, NSEC_PER_USEC));
 	spin_unlock_irq(&cmd->lock);
 	return 0;
 }

@@ -41,6 +41,10 @@
 #define CFQ_SVC_LARGE_BYTES	(64 * 1024)
 /* Far requests taking this much longer than near ones: seeks cost */
 #define CFQ_SEEK_FREE_NS	(2 * NSEC_PER_MSEC)
+/* Reads seen before their mean prices a write (cfq_media_charge()). */
+#define CFQ_MEDIA_MIN_SAMPLES	4
+/* Device time charged ahead for writes in a disk's cache, at most. */
+#define CFQ_MEDIA_DEBT_MAX_NS	NSEC_PER_SEC
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -154,6 +158,58 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
 		known = true;
 	}
 	return known;
+}
+
+/*
+ * Write caches.  A disk with its volatile write cache on completes a
+ * write once the data is in the cache, and writes it to the media later:
+ * while it is idle, when a write needs room, on a flush.  Timed from its
+ * dispatch, such a write costs next to nothing, and the media time it
+ * needs shows up in the service of whatever request waits behind it:
+ * a group that writes would get many times its share of the disk, paid
+ * for by the groups that read.
+ *
+ * So, in time mode, a write that took less than a read of its size
+ * takes (the mean charge of the last reads) is charged a read's time,
+ * and what it did not take is kept as the device's debt, at most
+ * CFQ_MEDIA_DEBT_MAX_NS.  A request that takes longer than a read of its
+ * size pays off the debt first: its charge drops by its excess, as far
+ * as the debt goes.  Time the device spends with nothing to do pays it
+ * off too (cfq_media_idle()), as a disk writes back then.  Until reads
+ * have been seen, and where writes take as long as reads (an emulated
+ * device where every request costs the same), a request is charged the
+ * time it took; the caller does not ask for writes on a device without
+ * a write cache.  Returns the charge for @service ns.
+ */
+static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
+				   enum cfq_svc_size size, u64 service)
+{
+	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
+		   m->read_mean[size] : 0;
+	u64 paid;
+
+	if (write && service < cost) {
+		m->debt = min(m->debt + cost - service, CFQ_MEDIA_DEBT_MAX_NS);
+		return cost;
+	}
+	if (cost && service > cost) {
+		paid = min(m->debt, service - cost);
+		m->debt -= paid;
+		service -= paid;
+	}
+	if (!write) {
+		m->read_mean[size] = m->read_samples[size] ?
+			div_u64(m->read_mean[size] * 7 + service, 8) : service;
+		if (m->read_samples[size] < U16_MAX)
+			m->read_samples[size]++;
+	}
+	return service;
+}
+
+/* The device had nothing to do for @idle ns: a disk writes back then. */
+static inline void cfq_media_idle(struct cfq_media *m, u64 idle)
+{
+	m->debt -= min(m->debt, idle);
 }
 
 /*

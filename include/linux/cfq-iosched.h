@@ -168,6 +168,16 @@ enum cfq_svc_size {
 	CFQ_NR_SVC_SIZES,
 };
 
+/*
+ * What a read costs the device, and the time writes were charged beyond
+ * what they took (cfq_media_charge(); time mode only, ns).
+ */
+struct cfq_media {
+	u64	read_mean[CFQ_NR_SVC_SIZES];
+	u32	read_samples[CFQ_NR_SVC_SIZES];
+	u64	debt;
+};
+
 /* Scheduler events counted per device (debugfs "events"). */
 enum cfq_event {
 	CFQ_EV_DISPATCH,	/* dispatch_request calls */
@@ -378,6 +388,7 @@ struct cfq_meta_data {
 	 */
 	u64			svc_mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 	u32			svc_samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
+	struct cfq_media	media;		/* write caches */
 
 	struct hrtimer		idle_timer;
 	enum cfq_idle_kind	idling;

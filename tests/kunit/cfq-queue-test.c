@@ -229,6 +229,53 @@ static void cfq_test_seeks_free(struct kunit *test)
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
+/*
+ * A write that the disk's cache took at once is charged what a read
+ * costs; the request that then waits behind the write-back pays only
+ * its own read.
+ */
+static void cfq_test_media_charge(struct kunit *test)
+{
+	struct cfq_media m = { };
+	int i;
+
+	/* No reads seen yet: every request is charged what it took. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+					       MS / 10), MS / 10);
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false,
+						       CFQ_SVC_SMALL, 12 * MS),
+				12 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	/* Into the cache in 0.1 ms: charged a read, 11.9 ms owed. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+					       MS / 10), 12 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 12 * MS - MS / 10);
+	/* Large requests learn their own cost: none yet. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_LARGE,
+					       MS / 10), MS / 10);
+	/* A read behind 10 ms of write-back: charged its 12 ms. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+					       22 * MS), 12 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 2 * MS - MS / 10);
+	/* Only what is owed is taken off. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+					       22 * MS), 20 * MS + MS / 10);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	/* A write to the media (no cache) is charged what it took. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+					       30 * MS), 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	/* The debt has a ceiling, and idle time pays it off. */
+	for (i = 0; i < 1000; i++)
+		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
+	cfq_media_idle(&m, 400 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS - 400 * MS);
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+}
+
 static void cfq_test_rr_order(struct kunit *test)
 {
 	struct rb_root_cached root = RB_ROOT_CACHED;
@@ -444,6 +491,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_prefer_first),
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
 	KUNIT_CASE(cfq_test_seeks_free),
+	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_fill_queue),
