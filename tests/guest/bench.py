@@ -176,6 +176,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
     os.makedirs(out, exist_ok=True)
+    flushed = dev.flush()
     dev.set_scheduler(peer['elevator'], peer.get('iosched'))
     joins = setup_cgroups(case, peer)
     make_extra_groups(case, peer, dev)
@@ -216,6 +217,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         raise RuntimeError(f'fio exited {codes} ({out})')
     res = summarize(case, out, logdir, window, elapsed)
     res.update(load)
+    res['flush_s'] = flushed
     if dev.trace and not case.partitions:
         secs = disk_time(case, dev, window)
         res['disk_s'] = secs
