@@ -188,8 +188,7 @@ static void cfq_seek_sample(struct cfq_meta_data *cmd, unsigned long state,
 {
 	enum cfq_seek_kind kind = state & CFQ_RQ_FAR ? CFQ_SEEK_FAR :
 						       CFQ_SEEK_NEAR;
-	enum cfq_svc_size size = state & CFQ_RQ_LARGE ? CFQ_SVC_LARGE :
-							CFQ_SVC_SMALL;
+	enum cfq_svc_size size = cfq_rq_svc_size(state);
 	u64 *mean = &cmd->svc_mean[size][kind];
 	u32 *n = &cmd->svc_samples[size][kind];
 
@@ -923,6 +922,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	struct cfq_meta_data *cmd = rq->q->elevator->elevator_data;
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
 	unsigned long state = cfq_rq_state(rq);
+	bool write = op_is_write(req_op(rq));
 	struct cfq_data *cfqd;
 	unsigned long flags;
 	bool kick;
@@ -947,14 +947,11 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	} else {
 		if (cmd->in_driver == 1)
 			cfq_seek_sample(cmd, state, service);
-		if (op_is_write(req_op(rq)) &&
-		    !blk_queue_write_cache(cmd->queue))
+		if (write && !blk_queue_write_cache(cmd->queue))
 			charge = service;	/* it went to the media */
 		else
-			charge = cfq_media_charge(&cmd->media,
-						  op_is_write(req_op(rq)),
-						  state & CFQ_RQ_LARGE ?
-						  CFQ_SVC_LARGE : CFQ_SVC_SMALL,
+			charge = cfq_media_charge(&cmd->media, write,
+						  cfq_rq_svc_size(state),
 						  service);
 		if (charge > service)
 			cfq_group_advance(cmd, cfqd, charge - service);

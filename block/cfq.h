@@ -90,6 +90,12 @@ static inline unsigned long cfq_rq_state(struct request *rq)
 	return (unsigned long)rq->elv.priv[1];
 }
 
+/* The size class a request's service is measured in (CFQ_RQ_LARGE). */
+static inline enum cfq_svc_size cfq_rq_svc_size(unsigned long state)
+{
+	return state & CFQ_RQ_LARGE ? CFQ_SVC_LARGE : CFQ_SVC_SMALL;
+}
+
 static inline void cfq_rq_set_state(struct request *rq, unsigned long state)
 {
 	rq->elv.priv[1] = (void *)state;

@@ -213,9 +213,8 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     and 82 % when measured again.  On the instruction clock the same
     cases keep the disk busy (102-103 a second for every scheduler) and
     the ratio measures the scheduler.  Not exactly, though
-    (vm.qemu_argv()): in a
-    check run on a host short of CPU every dd total read 89-103, cfq-v2
-    at 90 % of none once."""
+    (vm.qemu_argv()): in a check run on a host short of CPU every dd
+    total read 89-103, cfq-v2 at 90 % of none once."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
                         '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')

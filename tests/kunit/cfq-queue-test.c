@@ -228,7 +228,6 @@ static void cfq_test_seeks_free(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_seeks_free(mean, n));
 }
 
-/* The per-group round robin orders queues by key, ties in arrival order. */
 /*
  * A write that the disk's cache took at once is charged what a read
  * costs; the request that then waits behind the write-back pays only
@@ -276,6 +275,7 @@ static void cfq_test_media_charge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 }
 
+/* The per-group round robin orders queues by key, ties in arrival order. */
 static void cfq_test_rr_order(struct kunit *test)
 {
 	struct rb_root_cached root = RB_ROOT_CACHED;
