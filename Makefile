@@ -67,7 +67,7 @@ demo: deps
 	@echo "chart: $(CACHE)/results/demo/report.png"
 
 check: deps
-	$(PY) -m pytest -ra -m 'not deb' tests/host
+	$(PY) -m pytest -ra --durations=15 -m 'not deb' tests/host
 
 unit:
 	$(PY) -m pytest -ra -m 'not vm and not tree' tests/host
