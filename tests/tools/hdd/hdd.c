@@ -52,7 +52,9 @@
 #define SECTOR		512.0
 #define MAX_DEPTH	256
 #define MAX_IO_BYTES	(1U << 20)
-#define NR_SEGMENTS	16
+#define NR_SEGMENTS	16	/* read segments of the buffer */
+/* A segment's size, in sectors (P: the parameters, below). */
+#define SEG_SECTORS	(P.cache_mib * 2048.0 / NR_SEGMENTS)
 
 /* ------------------------------------------------------------------ */
 /* The disk's figures (README.md names the datasheet of each one). */
@@ -274,12 +276,23 @@ static double stream_end(const struct hdd *h, double t)
 	return l < h->s_cap ? l : h->s_cap;
 }
 
-/* The head leaves the stream at @t: what it read ahead stays cached. */
+/*
+ * The first sector of the stream still in the buffer at @t: a segment is
+ * a sixteenth of the buffer, and the stream keeps its last one.
+ */
+static double stream_low(const struct hdd *h, double t)
+{
+	double low = stream_end(h, t) - SEG_SECTORS;
+
+	return low > h->s_start ? low : h->s_start;
+}
+
+/* The head leaves the stream at @t: what it read last stays cached. */
 static void stream_stop(struct hdd *h, double t)
 {
 	if (!h->s_live)
 		return;
-	h->seg[h->seg_next].start = (uint64_t)h->s_start;
+	h->seg[h->seg_next].start = (uint64_t)stream_low(h, t);
 	h->seg[h->seg_next].end = (uint64_t)stream_end(h, t);
 	h->seg_next = (h->seg_next + 1) % NR_SEGMENTS;
 	h->s_live = false;
@@ -408,7 +421,7 @@ static bool try_cache(struct hdd *h, int tag, double t)
 	switch (c->op) {
 	case UBLK_IO_OP_READ:
 		if (seg_hit(h, c->lba, end) ||
-		    (h->s_live && !h->mech_busy && c->lba >= h->s_start &&
+		    (h->s_live && !h->mech_busy && c->lba >= stream_low(h, t) &&
 		     end <= stream_end(h, t))) {
 			c->kind = K_HIT;
 			h->n_hit++;
@@ -487,7 +500,7 @@ static bool mech_start(struct hdd *h, double free)
 		}
 		host_waits = true;
 		if (h->s_live && c->op == UBLK_IO_OP_READ &&
-		    c->lba >= h->s_start && c->lba <= stream_end(h, t))
+		    c->lba >= stream_low(h, t) && c->lba <= stream_end(h, t))
 			pt = 0;
 		else
 			pt = positioning(h, c->lba, c->op == UBLK_IO_OP_WRITE,
@@ -513,7 +526,7 @@ static bool mech_start(struct hdd *h, double free)
 		c->pending = false;
 		c->start = t;
 		if (h->s_live && c->op == UBLK_IO_OP_READ &&
-		    c->lba >= h->s_start && c->lba <= stream_end(h, t)) {
+		    c->lba >= stream_low(h, t) && c->lba <= stream_end(h, t)) {
 			/* the head is on it: read on until its end */
 			double reached = t_lba(lba_t(h->s_lba) + t - h->s_t);
 
