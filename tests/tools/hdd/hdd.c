@@ -287,6 +287,12 @@ static double stream_low(const struct hdd *h, double t)
 	return low > h->s_start ? low : h->s_start;
 }
 
+/* The live stream holds sector @lba at @t (read, or under the head). */
+static bool on_stream(const struct hdd *h, uint64_t lba, double t)
+{
+	return h->s_live && lba >= stream_low(h, t) && lba <= stream_end(h, t);
+}
+
 /* The head leaves the stream at @t: what it read last stays cached. */
 static void stream_stop(struct hdd *h, double t)
 {
@@ -421,7 +427,7 @@ static bool try_cache(struct hdd *h, int tag, double t)
 	switch (c->op) {
 	case UBLK_IO_OP_READ:
 		if (seg_hit(h, c->lba, end) ||
-		    (h->s_live && !h->mech_busy && c->lba >= stream_low(h, t) &&
+		    (!h->mech_busy && on_stream(h, c->lba, t) &&
 		     end <= stream_end(h, t))) {
 			c->kind = K_HIT;
 			h->n_hit++;
@@ -499,8 +505,7 @@ static bool mech_start(struct hdd *h, double free)
 			continue;
 		}
 		host_waits = true;
-		if (h->s_live && c->op == UBLK_IO_OP_READ &&
-		    c->lba >= stream_low(h, t) && c->lba <= stream_end(h, t))
+		if (c->op == UBLK_IO_OP_READ && on_stream(h, c->lba, t))
 			pt = 0;
 		else
 			pt = positioning(h, c->lba, c->op == UBLK_IO_OP_WRITE,
@@ -525,8 +530,7 @@ static bool mech_start(struct hdd *h, double free)
 
 		c->pending = false;
 		c->start = t;
-		if (h->s_live && c->op == UBLK_IO_OP_READ &&
-		    c->lba >= stream_low(h, t) && c->lba <= stream_end(h, t)) {
+		if (c->op == UBLK_IO_OP_READ && on_stream(h, c->lba, t)) {
 			/* the head is on it: read on until its end */
 			double reached = t_lba(lba_t(h->s_lba) + t - h->s_t);
 
