@@ -137,16 +137,22 @@ class Fio:
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         self.started = time.time()
 
-    def worker_pids(self, timeout=30):
+    def worker_pids(self, timeout=90):
         """The fio worker processes, in job order (fio forks them in
-        order; their pids increase)."""
+        order; their pids increase).  On the debug kernel of a busy host,
+        four fio instances started at once were seen to take over 30 s to
+        fork their workers."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             pids = sorted(children(self.proc.pid))
             if len(pids) >= self.njobs:
                 return pids[:self.njobs]
+            if self.proc.poll() is not None:
+                raise AssertionError(f'fio exited ({self.proc.returncode}) '
+                                     f'before its workers ran')
             time.sleep(0.05)
-        raise AssertionError(f'fio workers did not start: {pids}')
+        raise AssertionError(f'fio workers did not start in {timeout} s: '
+                             f'{pids}')
 
     def stop(self):
         """Have fio end its jobs now (it polls for the file)."""
@@ -177,6 +183,20 @@ class Fio:
         base = self.started if since is None else since
         w = (int((base + t0) * 1000), int((base + t1) * 1000))
         return [sum(fiolib.ios_in_window(s, w).values()) for s in self.logs]
+
+
+def common_window(runs, lead=0.0, tail=0.0):
+    """(t0, t1) in s since the epoch: the span in which every job of
+    every run completed I/O (first I/O of the last job to start, last
+    I/O of the first to stop), less `lead` s at its start and `tail` s
+    at its end.  Runs started one after the other on a slow guest need
+    not overlap over fixed offsets from their own starts."""
+    first = max(min(t for t, _, _ in log) for r in runs for log in r.logs)
+    last = min(max(t for t, _, _ in log) for r in runs for log in r.logs)
+    t0, t1 = first / 1000 + lead, last / 1000 - tail
+    check(t1 - t0 >= 1, f'the runs completed I/O together for only '
+          f'{(last - first) / 1000:.1f} s')
+    return t0, t1
 
 
 def children(ppid):
