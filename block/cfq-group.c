@@ -431,8 +431,9 @@ static void cfq_group_changed(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
  * compares with their key (a child group, once made, starts at the
  * level's minimum, which follows that key), so the key stays as it is.
  */
-static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			     u64 service, bool spare)
+static __always_inline void cfq_group_charge(struct cfq_meta_data *cmd,
+					     struct cfq_data *cfqd, u64 service,
+					     bool spare)
 {
 	struct cfq_entity *e;
 
@@ -801,8 +802,8 @@ static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
  * Is anything else waiting for the device with RT or BE work: at some
  * level of @cfqd's path, an entity other than the path's?
  */
-static bool cfq_others_waiting(struct cfq_meta_data *cmd,
-			       struct cfq_data *cfqd)
+static __always_inline bool cfq_others_waiting(struct cfq_meta_data *cmd,
+					       struct cfq_data *cfqd)
 {
 	struct cfq_entity *e, *first;
 
@@ -845,8 +846,8 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
  * stretches that show in a second's shares.  In time mode the two
  * measures are the same while the group is served alone.
  */
-static bool cfq_turn_used(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			  u64 now)
+static __always_inline bool cfq_turn_used(struct cfq_meta_data *cmd,
+					  struct cfq_data *cfqd, u64 now)
 {
 	u64 budget = cfqd->turn_budget;
 
@@ -864,8 +865,8 @@ static bool cfq_turn_used(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
  * give the next group a whole turn it is not owed, every time, while the
  * owed group's credit only grows.
  */
-static bool cfq_turn_over(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
-			  u64 now)
+static __always_inline bool cfq_turn_over(struct cfq_meta_data *cmd,
+					  struct cfq_data *cfqd, u64 now)
 {
 	if (!cfq_turn_used(cmd, cfqd, now))
 		return false;
@@ -903,8 +904,8 @@ static bool cfq_group_among_equals(struct cfq_meta_data *cmd,
 	return true;
 }
 
-static bool cfq_group_should_idle(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd)
+static __always_inline bool cfq_group_should_idle(struct cfq_meta_data *cmd,
+						  struct cfq_data *cfqd)
 {
 	return cmd->tun[CFQ_GROUP_IDLE] && cfq_others_waiting(cmd, cfqd) &&
 	       !cfq_tags_full(cmd) &&

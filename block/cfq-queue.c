@@ -123,7 +123,7 @@ static bool cfq_prefer_first(sector_t last, sector_t s1, bool sync1,
 }
 
 /* Seeky: more than a quarter of the last (up to 32) requests seeked. */
-static bool cfq_seeky(u32 history, unsigned int samples)
+static __always_inline bool cfq_seeky(u32 history, unsigned int samples)
 {
 	u32 seen = samples >= 32 ? history : history & (BIT(samples) - 1);
 
@@ -424,8 +424,9 @@ static struct request *cfq_next_after(struct cfq_meta_data *cmd,
 				cmd->tun[CFQ_BACK_SEEK_PENALTY]) ? a : b;
 }
 
-static void cfq_update_next_rq(struct cfq_meta_data *cmd,
-			       struct cfq_queue *cfqq, struct request *rq)
+static __always_inline void cfq_update_next_rq(struct cfq_meta_data *cmd,
+					       struct cfq_queue *cfqq,
+					       struct request *rq)
 {
 	struct request *cur = cfqq->next_rq;
 
@@ -521,7 +522,8 @@ static void cfq_add_rq(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 		cfq_rr_add(cmd, cfqq, now);
 }
 
-static void cfq_remove_rq(struct cfq_meta_data *cmd, struct request *rq)
+static __always_inline void cfq_remove_rq(struct cfq_meta_data *cmd,
+					  struct request *rq)
 {
 	struct cfq_queue *cfqq = RQ_CFQQ(rq);
 	struct cfq_data *cfqd = cfqq->cfqd;
@@ -653,7 +655,8 @@ static bool cfq_queue_among_equals(struct cfq_data *cfqd,
  * queue whose task still owns it (cfqq->cic): a task that exited or moved
  * to another group sends nothing more here.
  */
-static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+static __always_inline bool cfq_should_idle(struct cfq_meta_data *cmd,
+					    struct cfq_queue *cfqq)
 {
 	return test_bit(CFQQ_SYNC, &cfqq->flags) && cfqq->cic &&
 	       test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags) &&
@@ -670,7 +673,8 @@ static bool cfq_should_idle(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
  * would otherwise take them in between its first sequential requests,
  * and each would cost the head a trip away and back.
  */
-static bool cfq_may_dispatch(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
+					     struct cfq_queue *cfqq)
 {
 	unsigned int max = cmd->tun[CFQ_QUANTUM];
 
@@ -753,9 +757,9 @@ expire:
 }
 
 /* Take the request to dispatch from the active queue of @cfqd. */
-static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
-					 struct cfq_data *cfqd, u64 now,
-					 u64 gclock)
+static __always_inline struct request *
+cfq_dispatch_from(struct cfq_meta_data *cmd, struct cfq_data *cfqd, u64 now,
+		  u64 gclock)
 {
 	struct cfq_queue *cfqq = cfqd->active_queue;
 	struct request *rq = NULL;

@@ -300,9 +300,17 @@ static inline struct cfq_io_cq *icq_to_cic(struct io_cq *icq)
 	return container_of(icq, struct cfq_io_cq, icq);
 }
 
+/* A tunable in ms, in ns: kept converted, as the hot paths read it. */
 static inline u64 cfq_tun_ns(struct cfq_meta_data *cmd, enum cfq_tunable t)
 {
-	return (u64)cmd->tun[t] * NSEC_PER_MSEC;
+	return cmd->tun_ns[t];
+}
+
+static inline void cfq_tun_set(struct cfq_meta_data *cmd, enum cfq_tunable t,
+			       unsigned int val)
+{
+	cmd->tun[t] = val;
+	cmd->tun_ns[t] = (u64)val * NSEC_PER_MSEC;
 }
 
 enum cfq_verdict {

@@ -408,6 +408,7 @@ struct cfq_meta_data {
 	u64			tag_stamp;	/* ns, cfq_group_tag_limits() */
 	bool			gating;		/* READ_ONCE: limit_depth */
 	u32			tun[CFQ_NR_TUNABLES];
+	u64			tun_ns[CFQ_NR_TUNABLES];	/* ms ones, in ns */
 };
 
 /* Per io_context x device: the task's sync queue on this device. */

@@ -60,8 +60,9 @@ static struct cfq_meta_data *cfq_test_cmd(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	spin_lock_init(&cmd->lock);
-	cmd->tun[CFQ_GROUP_SLICE] = 100;	/* credit kept: 100 ms at 100 */
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;	/* no queue to ask */
+	cfq_tun_set(cmd, CFQ_GROUP_SLICE, 100);	/* credit kept: 100 ms at 100 */
+	/* Time mode: there is no request queue to ask. */
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
 	root = &cmd->root;
 	root->cmd = cmd;
 	root->sched.tree = RB_ROOT_CACHED;
@@ -147,7 +148,7 @@ static void cfq_test_tag_limits(struct kunit *test)
 	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
 
 	cmd->depth = 64;
-	cmd->tun[CFQ_GROUP_DEPTH] = 1;
+	cfq_tun_set(cmd, CFQ_GROUP_DEPTH, 1);
 	atomic_set(&a1->tags_held, 3);
 	atomic_set(&b->tags_held, 40);
 	spin_lock_irq(&cmd->lock);
@@ -356,7 +357,7 @@ static void cfq_test_may_keep(struct kunit *test)
 	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
 	u64 t = 5 * NSEC_PER_SEC, now = 1ULL << 40, key;
 
-	cmd->tun[CFQ_GROUP_IDLE] = 8;
+	cfq_tun_set(cmd, CFQ_GROUP_IDLE, 8);
 	KUNIT_EXPECT_FALSE(test, cfq_group_may_keep(cmd, a, t));
 	a->sync_in_driver = 1;
 	KUNIT_EXPECT_TRUE(test, cfq_group_may_keep(cmd, a, t));
@@ -365,9 +366,9 @@ static void cfq_test_may_keep(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cfq_group_may_keep(cmd, a, t + 8 * NSEC_PER_MSEC));
 	KUNIT_EXPECT_FALSE(test,
 			   cfq_group_may_keep(cmd, a, t + 8 * NSEC_PER_MSEC + 1));
-	cmd->tun[CFQ_GROUP_IDLE] = 0;
+	cfq_tun_set(cmd, CFQ_GROUP_IDLE, 0);
 	KUNIT_EXPECT_FALSE(test, cfq_group_may_keep(cmd, a, t + 1));
-	cmd->tun[CFQ_GROUP_IDLE] = 8;
+	cfq_tun_set(cmd, CFQ_GROUP_IDLE, 8);
 
 	/* Nothing in the driver, back 4 ms after the last completion. */
 	spin_lock_irq(&cmd->lock);
@@ -397,7 +398,7 @@ static void cfq_test_turn_owed(struct kunit *test)
 	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
 	u64 now = 1ULL << 40, slice = 100 * NSEC_PER_MSEC;
 
-	cmd->tun[CFQ_GROUP_SLICE] = 100;	/* A's turns 100 ms */
+	cfq_tun_set(cmd, CFQ_GROUP_SLICE, 100);	/* A's turns 100 ms */
 	spin_lock_irq(&cmd->lock);
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
@@ -454,7 +455,7 @@ static void cfq_test_turn_iops(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
 	cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_TRUE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
 	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + NSEC_PER_MSEC));
 	cfq_path_deactivate(cmd, a);

@@ -320,8 +320,8 @@ static void cfq_test_rr_nearest(struct kunit *test)
 	rq = kunit_kcalloc(test, 4, sizeof(*rq), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_ASSERT_NOT_NULL(test, rq);
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
-	cmd->tun[CFQ_SLICE_SYNC] = 100;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cfq_tun_set(cmd, CFQ_SLICE_SYNC, 100);
 	cmd->last_position = 1000;
 	for (i = 0; i < 4; i++) {
 		rq[i].__sector = pos[i];
@@ -339,7 +339,7 @@ static void cfq_test_rr_nearest(struct kunit *test)
 	q[0].seek_history = 0;
 	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 	q[0].seek_history = U32_MAX;
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 }
 
@@ -379,10 +379,10 @@ static void cfq_test_fill_queue(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	spin_lock_init(&cmd->lock);
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
-	cmd->tun[CFQ_FILL_SLOTS] = 1;
-	cmd->tun[CFQ_QUANTUM] = 8;
-	cmd->tun[CFQ_SLICE_IDLE] = 8;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 1);
+	cfq_tun_set(cmd, CFQ_QUANTUM, 8);
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
 	cfqd->service_tree[CFQ_CLASS_BE] = RB_ROOT_CACHED;
 	cfq_test_fill_queue_init(cfqd, a, 0);
 	cfq_test_fill_queue_init(cfqd, b, 7);
@@ -414,9 +414,9 @@ static void cfq_test_fill_queue(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
 	a->dispatched = 1;			/* its last part in flight */
 	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a));
-	cmd->tun[CFQ_FILL_SLOTS] = 0;
+	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 0);
 	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
-	cmd->tun[CFQ_FILL_SLOTS] = 1;
+	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 1);
 
 	/* Joining: after a pause at fill_min, after a gap with credit kept. */
 	cfqd->fill_min = 40 * CFQ_FILL_UNIT;
@@ -455,9 +455,9 @@ static void cfq_test_drain_before_idle_slice(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	KUNIT_ASSERT_NOT_NULL(test, cfqd);
 	KUNIT_ASSERT_NOT_NULL(test, cfqq);
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
-	cmd->tun[CFQ_QUANTUM] = 8;
-	cmd->tun[CFQ_SLICE_IDLE] = 8;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cfq_tun_set(cmd, CFQ_QUANTUM, 8);
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
 	cmd->depth = 64;
 	cfq_test_fill_queue_init(cfqd, cfqq, 4);
 	cfqq->cic = kunit_kzalloc(test, sizeof(*cfqq->cic), GFP_KERNEL);
@@ -473,9 +473,9 @@ static void cfq_test_drain_before_idle_slice(struct kunit *test)
 	__clear_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
 	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
 	__set_bit(CFQQ_IDLE_WINDOW, &cfqq->flags);
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_IOPS;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_TRUE(test, cfq_may_dispatch(cmd, cfqq));
-	cmd->tun[CFQ_SERVICE_MODE] = CFQ_SERVICE_TIME;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
 	for (k = 0; k < CFQ_NR_SEEK_KINDS; k++) {	/* a 1 ms null_blk */
 		cmd->svc_mean[CFQ_SVC_SMALL][k] = MS;
 		cmd->svc_samples[CFQ_SVC_SMALL][k] = CFQ_SVC_MIN_SAMPLES;
