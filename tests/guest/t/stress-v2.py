@@ -41,7 +41,7 @@ runs = []
 for i, g in enumerate(fixed):
     base = 160 * i
     runs.append(Fio(g, f'/dev/{disk}',
-                    [verify_writer(base, 1), reader(base + 16)],
+                    [verify_writer(base, 0.25), reader(base + 16)],
                     2 * SECS + 10, cgroup2=f'{SV}/{g}'))
 # The second disk's reader runs until its disk goes (half way through
 # the steps): on a host short of CPU, starting the four fio instances on
