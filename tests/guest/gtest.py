@@ -185,14 +185,21 @@ class Fio:
         return [sum(fiolib.ios_in_window(s, w).values()) for s in self.logs]
 
 
-def common_window(runs, lead=0.0, tail=0.0):
-    """(t0, t1) in s since the epoch: the span in which every job of
-    every run completed I/O (first I/O of the last job to start, last
-    I/O of the first to stop), less `lead` s at its start and `tail` s
-    at its end.  Runs started one after the other on a slow guest need
-    not overlap over fixed offsets from their own starts."""
+def io_span(runs):
+    """(first, last) in ms since the epoch: the first I/O of the last job
+    to start and the last I/O of the first job to stop, over every job
+    of every run; last < first if they never ran together."""
     first = max(min(t for t, _, _ in log) for r in runs for log in r.logs)
     last = min(max(t for t, _, _ in log) for r in runs for log in r.logs)
+    return first, last
+
+
+def common_window(runs, lead=0.0, tail=0.0):
+    """(t0, t1) in s since the epoch: the span in which every job of
+    every run completed I/O (io_span()), less `lead` s at its start and
+    `tail` s at its end.  Runs started one after the other on a slow
+    guest need not overlap over fixed offsets from their own starts."""
+    first, last = io_span(runs)
     t0, t1 = first / 1000 + lead, last / 1000 - tail
     check(t1 - t0 >= 1, f'the runs completed I/O together for only '
           f'{(last - first) / 1000:.1f} s')

@@ -10,7 +10,8 @@ at the kernel's default nr_requests.
   25 readers per group get their shares within 3 points."""
 import subprocess
 
-from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares
+from gtest import Fio, check, io_span, mkgroup, mount_cfq, nullb, save, \
+    shares
 
 RUN = 10
 TARGET = [61.5, 30.8, 7.7]
@@ -45,9 +46,7 @@ def run(disk, nprocs):
             for i, g in enumerate(groups)]
     for r in runs:
         r.wait()
-    first = max(min(t for t, _, _ in log) for r in runs for log in r.logs)
-    last = min(max(t for t, _, _ in log) for r in runs for log in r.logs)
-    # Log times are ms since the epoch.
+    first, last = io_span(runs)  # ms since the epoch
     counts = [sum(r.ios(first / 1000, last / 1000, 0)) for r in runs]
     idle = sum(1 for r in runs for log in r.logs
                if not any(first <= t <= last for t, _, _ in log))
