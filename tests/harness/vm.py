@@ -280,11 +280,18 @@ def run_guest_tests(kernel, out, tests, env='', **kw):
 def judged_dir(suite, name):
     """The result directory test `name` of a run_guest_tests() `suite` is
     judged on; one that ran again is named in a pytest warning, with its
-    first log."""
+    first log's path and its end (a CI machine's cache is gone when the
+    run is read)."""
     res, dirs, again = suite
     if name in again:
+        log = f'{res.results}/t/{name}.log'
+        try:
+            with open(log, errors='replace') as f:
+                tail = f.read()[-800:]
+        except OSError as e:
+            tail = str(e)
         warnings.warn(f'{name} failed its first run and was run again; '
-                      f'first run: {res.results}/t/{name}.log')
+                      f'first run: {log}, ending:\n{tail}')
     return dirs[name]
 
 

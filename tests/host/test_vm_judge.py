@@ -107,10 +107,13 @@ def test_a_failure_is_judged_on_its_second_run(tmp_path, monkeypatch):
     assert boots == [['a', 'b'], ['b']] and again == ['b']
     assert dirs == {'a': str(tmp_path / 'g' / 't'),
                     'b': str(tmp_path / 'g-again' / 't')}
+    (tmp_path / 'g' / 't' / 'b.log').write_text(
+        'ok: one\nAssertionError: g7: 117 writes, 0 verified\n')
     suite = (res, dirs, again)
     assert vm.judged_dir(suite, 'a') == dirs['a']
-    with pytest.warns(UserWarning, match='b failed its first run'):
+    with pytest.warns(UserWarning, match='b failed its first run') as w:
         assert vm.judged_dir(suite, 'b') == dirs['b']
+    assert 'AssertionError: g7: 117 writes, 0 verified' in str(w[0].message)
 
 
 def test_a_failed_boot_is_not_run_again(tmp_path, monkeypatch):

@@ -19,8 +19,6 @@ runs = []
 for i, (g, prio) in enumerate(groups.items()):
     mkgroup(g, prio)
     base = 160 * i
-    # 512 KiB per verify loop: the prio-7 writer must get through a
-    # whole write pass (and read it back) within a quick run.
     runs.append(Fio(g, f'/dev/{disk}',
                     [verify_writer(base, 0.5), reader(base + 16),
                      reader(base + 80)], SECS, group=g))
