@@ -2,9 +2,10 @@
 """Boot a test kernel under QEMU, run one guest job, judge the run.
 
 The guest sees the host's / read-only over virtio-9p (so it has the host's
-bash, fio and python3), this repo read-only at its host path (a share of
-its own, so a checkout under /tmp works) and a read-write 9p share of the
-results directory.  The job is a bash script; whatever it
+bash, fio and python3), this repo and the cache ($CFQ_CACHE) read-only at
+their host paths (shares of their own, so that a checkout or a cache
+under /tmp, which the guest mounts a tmpfs on, works) and a read-write 9p
+share of the results directory.  The job is a bash script; whatever it
 writes into its working directory comes back to the host.
 
 A run fails if the VM times out, if the kernel log shows a splat (see
@@ -82,6 +83,13 @@ def kvm_usable():
     return ' vmx' in flags or ' svm' in flags
 
 
+def cache_dir():
+    """The cache: kernel trees and builds, and the host-built tools the
+    guest runs (the emulated disk)."""
+    return os.environ.get('CFQ_CACHE',
+                          os.path.expanduser('~/.cache/cfq-iosched'))
+
+
 def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
               icount=False, plugins=()):
     """With icount, the guest's clock counts the instructions it runs
@@ -106,6 +114,9 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
             '-fsdev', f'local,id=repo,path={REPO},security_model=none,'
             'readonly=on',
             '-device', 'virtio-9p-pci,fsdev=repo,mount_tag=repo',
+            '-fsdev', f'local,id=cache,path={cache_dir()},'
+            'security_model=none,readonly=on',
+            '-device', 'virtio-9p-pci,fsdev=cache,mount_tag=cache',
             '-display', 'none', '-monitor', 'none', '-no-reboot',
             '-serial', f'file:{os.path.join(results, "console.log")}']
     for i, path in enumerate(drives):
@@ -196,18 +207,20 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
     with open(os.path.join(results, 'job'), 'w') as f:
         f.write('set -o pipefail\n')
         f.write(f'export CFQ_REPO={shlex.quote(REPO)}\n')
-        # Host-built tools (the emulated disk) live in the cache, seen
-        # through the host root.
-        cache = os.environ.get('CFQ_CACHE',
-                               os.path.expanduser('~/.cache/cfq-iosched'))
+        # The repo and the cache (host-built tools: the emulated disk)
+        # are 9p shares of their own, mounted at their host paths: under
+        # /tmp (a CI clone, `make check CACHE=/tmp/...`) the guest's
+        # tmpfs hides them in the host root.
+        cache = cache_dir()
         f.write(f'export CFQ_CACHE={shlex.quote(cache)}\n')
-        # The repo is its own 9p share, mounted at its host path: a
-        # checkout under /tmp (a CI clone) is hidden by the guest's tmpfs.
-        f.write(f'mkdir -p {shlex.quote(REPO)} 2>/dev/null\n')
-        f.write('mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,'
-                f'ro repo {shlex.quote(REPO)} || exit 125\n')
+        for tag, path in (('repo', REPO), ('cache', cache)):
+            f.write(f'mkdir -p {shlex.quote(path)} 2>/dev/null\n')
+            f.write('mount -t 9p -o trans=virtio,version=9p2000.L,'
+                    f'msize=262144,ro {tag} {shlex.quote(path)} '
+                    '|| exit 125\n')
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
+    os.makedirs(cache_dir(), exist_ok=True)
     argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount,
                      plugins)
     console = os.path.join(results, 'console.log')

@@ -64,6 +64,18 @@ def test_icount_runs_on_an_instruction_clock(tmp_path):
     assert '-icount' not in plain
 
 
+def test_the_cache_is_a_share_of_its_own(tmp_path, monkeypatch):
+    """A cache under /tmp (make check CACHE=/tmp/...) is hidden by the
+    guest's tmpfs in the host root: the guest must get it as its own
+    share (a cold-cache run lost the emulated disk's binary so)."""
+    monkeypatch.setenv('CFQ_CACHE', '/tmp/cold-cache')
+    argv = vm.qemu_argv('bzImage', str(tmp_path))
+    shares = [a for a in argv if a.startswith('local,id=cache,')]
+    assert shares and 'path=/tmp/cold-cache,' in shares[0]
+    assert 'readonly=on' in shares[0]
+    assert 'virtio-9p-pci,fsdev=cache,mount_tag=cache' in argv
+
+
 def test_steal_share():
     """Steal is the eighth field of /proc/stat's cpu line."""
     before = [100, 0, 50, 800, 0, 0, 0, 50]
