@@ -183,13 +183,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     procs = []
     launched = time.time()
     for gi in range(len(case.groups)):
-        if case.partitions:
-            target = dev.targets[gi]
-            base, size = 0, dev.size_bytes(target)
-        else:
-            target = dev.targets[0]
-            size = dev.size_bytes(target) // len(case.groups) >> 20 << 20
-            base = gi * size
+        target, base, size, _ = group_region(case, dev, gi)
         job = fio_jobfile(case, gi, target, base, size, fio_runtime,
                           logdir)
         jobpath = f'{WORK}/g{gi}.fio'
@@ -218,11 +212,22 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     res = summarize(case, out, logdir, window, elapsed)
     res.update(load)
     res['flush_s'] = flushed
-    if dev.trace and not case.partitions:
+    if dev.trace:
         secs = disk_time(case, dev, window)
         res['disk_s'] = secs
         res['time_shares'] = shares.percentages(secs)
     return res
+
+
+def group_region(case, dev, gi):
+    """(path, offset, size, start on the disk): where group @gi does its
+    I/O.  Its partition, or its slice of the disk (the disk in as many
+    slices as there are groups, whole MiBs each)."""
+    if case.partitions:
+        target = dev.targets[gi]
+        return target, 0, dev.size_bytes(target), dev.start_bytes(target)
+    size = dev.size_bytes(dev.targets[0]) // len(case.groups) >> 20 << 20
+    return dev.targets[0], gi * size, size, gi * size
 
 
 def disk_time(case, dev, window):
@@ -233,16 +238,16 @@ def disk_time(case, dev, window):
     region of the disk (fio_jobfile()) holds its first sector."""
     off = time.time() - time.monotonic()	# the trace's clock: monotonic
     t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
-    size = dev.size_bytes(dev.targets[0]) // len(case.groups) >> 20 << 20
     regions = []
     for ui, (_, gi, tj) in enumerate(case.units()):
+        _, _, size, at = group_region(case, dev, gi)
         tasks = case.groups[gi].tasks
         slot = size // sum(t.n for t in tasks) // 4096 * 4096
         first = 0
         for j, t in enumerate(tasks):
             if tj is None or tj == j:
-                regions.append((gi * size + first * slot,
-                                gi * size + (first + t.n) * slot, ui))
+                regions.append((at + first * slot,
+                                at + (first + t.n) * slot, ui))
             first += t.n
     secs = [0.0] * len(case.units())
     with open(dev.trace) as f:

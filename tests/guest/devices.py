@@ -46,15 +46,26 @@ class Device:
         self.rotational = rotational
         self.server = None	# the emulated disk's process
         self.trace = None	# and its per-request trace
+        self.tmp_store = None	# and a store file of its own
 
     def queue(self, attr):
         return f'/sys/block/{self.disk}/queue/{attr}'
 
-    def size_bytes(self, path):
+    def _sysdir(self, path):
         name = os.path.basename(path)
         base = f'/sys/block/{self.disk}'
-        sysdir = base if name == self.disk else f'{base}/{name}'
-        return int(read(f'{sysdir}/size')) * 512
+        return base if name == self.disk else f'{base}/{name}'
+
+    def size_bytes(self, path):
+        return int(read(f'{self._sysdir(path)}/size')) * 512
+
+    def start_bytes(self, path):
+        """Where @path (the disk or one of its partitions) starts on the
+        disk."""
+        sysdir = self._sysdir(path)
+        if sysdir == f'/sys/block/{self.disk}':
+            return 0
+        return int(read(f'{sysdir}/start')) * 512
 
     def flush(self):
         """Empty the disk's write cache (a cache flush: the emulated disk
@@ -124,11 +135,9 @@ def scsi_debug_disk():
     raise RuntimeError('no scsi_debug disk (boot with scsi_debug params)')
 
 
-def make_scsi_debug(prof):
-    """Partition the scsi_debug disk into equal parts, check its delay
-    and host depth, set the device's queue depth."""
-    disk = scsi_debug_disk()
-    nparts = prof['partitions']
+def partition(disk, nparts):
+    """Split @disk into @nparts partitions of 1 / (nparts + 1) of it
+    each, one after the other from the start; their paths."""
     spec = ''.join(',%dM\n' % (int(read(f'/sys/block/{disk}/size')) * 512 //
                                 (nparts + 1) // 2**20)
                    for _ in range(nparts))
@@ -136,9 +145,18 @@ def make_scsi_debug(prof):
                     f'/dev/{disk}'], input=spec, text=True, check=True,
                    stdout=subprocess.DEVNULL)
     subprocess.run(['blockdev', '--rereadpt', f'/dev/{disk}'], check=True)
-    parts = [f'/dev/{disk}{i + 1}' for i in range(nparts)]
+    sep = 'p' if disk[-1].isdigit() else ''	# ublkb0p1, sda1
+    parts = [f'/dev/{disk}{sep}{i + 1}' for i in range(nparts)]
     for p in parts:
         wait_for(p)
+    return parts
+
+
+def make_scsi_debug(prof):
+    """Partition the scsi_debug disk into equal parts, check its delay
+    and host depth, set the device's queue depth."""
+    disk = scsi_debug_disk()
+    parts = partition(disk, prof['partitions'])
     for key in ('ndelay', 'max_queue'):
         got = int(read(f'{SDEBUG}/{key}'))
         if got != prof[key]:
@@ -163,7 +181,13 @@ def hdd_binary():
 
 def make_hdd(prof, store='none', trace=None):
     """Start the emulated disk (tests/tools/hdd) with the profile's queue
-    depth and write cache; its data in @store (a file, or none)."""
+    depth and write cache, partitioned if the profile says so; its data
+    in @store (a file, or none).  A partitioned disk must keep what is
+    written (its partition table): without a store it gets a sparse one
+    in /tmp, which remove_device() deletes."""
+    tmp_store = None
+    if prof.get('partitions') and store == 'none':
+        store = tmp_store = f'/tmp/hdd-{os.getpid()}.store'
     argv = [hdd_binary(), '--depth', str(prof['hw_queue_depth']),
             '--wce', prof.get('write_cache', 'on'), '--store', store]
     if trace:
@@ -175,8 +199,16 @@ def make_hdd(prof, store='none', trace=None):
         raise RuntimeError(f'hdd did not start (exit {proc.wait()})')
     wait_for(path)
     disk = os.path.basename(path)
-    dev = Device(disk, [path], prof.get('nr_requests'), 1)
+    targets = [path]
+    if prof.get('partitions'):
+        try:
+            targets = partition(disk, prof['partitions'])
+        except BaseException:
+            proc.kill()
+            raise
+    dev = Device(disk, targets, prof.get('nr_requests'), 1)
     dev.server = proc
+    dev.tmp_store = tmp_store
     dev.trace = trace
     return dev
 
@@ -189,6 +221,9 @@ def remove_device(dev):
         if dev.server.wait(timeout=60):
             raise RuntimeError(f'hdd exited {dev.server.returncode}')
         dev.server = None
+        if dev.tmp_store:
+            os.unlink(dev.tmp_store)
+            dev.tmp_store = None
     elif os.path.exists(f'{NULLB_CFS}/{dev.disk}'):
         remove_null_blk(dev.disk)
 
