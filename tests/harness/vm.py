@@ -220,7 +220,7 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
                     '|| exit 125\n')
         f.write(f'cd {shlex.quote(REPO)}\n')
         f.write(command + '\n')
-    os.makedirs(cache_dir(), exist_ok=True)
+    os.makedirs(cache, exist_ok=True)
     argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount,
                      plugins)
     console = os.path.join(results, 'console.log')

@@ -13,6 +13,8 @@ sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 FIXTURES = os.path.join(HERE, 'fixtures')
 
+from harness import vm  # noqa: E402 (after the path above)
+
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'vm: builds and boots a test kernel')
@@ -34,8 +36,7 @@ def fixture():
 
 
 def cache_dir():
-    return os.environ.get('CFQ_CACHE',
-                          os.path.expanduser('~/.cache/cfq-iosched'))
+    return vm.cache_dir()
 
 
 @pytest.fixture(scope='session')
