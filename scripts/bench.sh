@@ -25,5 +25,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 kernel=$("$REPO/scripts/build.sh" lean)
+# The report names the commit the kernel was built from.
+[ "$harness" = harness.bench ] &&
+	args+=(--commit "$(git -C "$REPO" describe --always --dirty --abbrev=7)")
 cd "$REPO/tests"
 exec "$PY" -m "$harness" --kernel "$kernel" --out "$out" "${args[@]}"

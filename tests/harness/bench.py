@@ -83,6 +83,17 @@ def guest_command(args):
         (('--quick', args.quick),))
 
 
+def report_header(args):
+    """What the report came from: the kernel's commit, the clock, the
+    runs; so a table can be told apart from an older one."""
+    clock = 'instruction-counted' if args.icount else "the host's"
+    kernel = (f'the series at `{args.commit}`' if args.commit
+              else f'`{args.kernel}`')
+    return (f'Kernel: {kernel}, lean test config; {args.cpus} vCPUs, '
+            f"{clock} clock; {args.runs} run(s) of {args.runtime} s per "
+            'cell.\n\n')
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument('--kernel', required=True)
@@ -99,6 +110,8 @@ def main(argv=None):
     ap.add_argument('--seed-style', action='store_true')
     ap.add_argument('--cpus', type=int, default=2)
     ap.add_argument('--icount', action='store_true')
+    ap.add_argument('--commit', help='the commit the kernel was built '
+                    'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)
 
     _, nruns, append = plan(args)
@@ -119,6 +132,9 @@ def main(argv=None):
             return 1
         print('bench: the run failed; reporting what was measured',
               file=sys.stderr)
+    os.makedirs(f'{args.out}/bench', exist_ok=True)
+    with open(f'{args.out}/bench/{report.HEADER}', 'w') as f:
+        f.write(report_header(args))
     rows, md = report.write_report(f'{args.out}/bench', args.report or
                                    args.out)
     if args.seed_style:

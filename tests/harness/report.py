@@ -363,12 +363,21 @@ def chart(rows, path):
     plt.close(fig)
 
 
+# A results dir's note of what it came from (harness.bench writes it),
+# put at the top of the report.
+HEADER = 'header.md'
+
+
 def write_report(root, outdir=None, png=True):
     outdir = outdir or root
     rows = aggregate(load_runs(root))
     if not rows:
         raise SystemExit(f'no run.json under {root}')
-    md = ('## Overview: mean shares (mean error in points)\n\n'
+    header = ''
+    if os.path.exists(os.path.join(root, HEADER)):
+        with open(os.path.join(root, HEADER)) as f:
+            header = f.read()
+    md = header + ('## Overview: mean shares (mean error in points)\n\n'
           + overview(rows))
     if any(r['peer'] == 'cfq' for r in rows):
         md += ('\n## cfq against the bars, bfq beside it\n\n'
