@@ -189,6 +189,46 @@ def markdown(rows):
     return '\n'.join(out).lstrip('\n') + '\n'
 
 
+# The peers README's Results table sets beside cfq.
+HEADLINE_PEERS = ('bfq-ll0', 'bfq-ll1', 'cfq')
+
+
+def headline(rows, peers=HEADLINE_PEERS):
+    """README's Results table: per case, the shares of bfq (both
+    low_latency settings) and cfq with the error in points, and the I/O
+    totals of bfq-ll0 and cfq against none's (or the split's ceiling,
+    marked "c")."""
+    by = {(r['exp'], r['case'], r['profile'], r['peer']): r for r in rows}
+    target = {}
+    for r in rows:
+        if len(r['target']) >= 2 and not r.get('isolate'):
+            target.setdefault((r['exp'], r['case'], r['profile']),
+                              r['target'])
+
+    def total(r):
+        io = None if r is None else io_bar_value(r)
+        if io is None:
+            return '-'
+        mark = ' c' if r.get('iops_vs_ceiling') is not None else ''
+        return f'{100 * io:.0f} %{mark}'
+
+    out = ['| case | device | target % | ' + ' | '.join(peers) +
+           ' | I/Os vs none: bfq-ll0 / cfq |',
+           '|---|---|---|' + '---|' * (len(peers) + 1)]
+    for key, tgt in target.items():
+        cells = []
+        for p in peers:
+            r = by.get(key + (p,))
+            cell = '-' if r is None else \
+                f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f})'
+            cells.append(f'**{cell}**' if p == 'cfq' and r else cell)
+        out.append(f'| {key[0]}/{key[1]} | {key[2]} | {_fmt_shares(tgt)} '
+                   f'| ' + ' | '.join(cells) + f' | '
+                   f'{total(by.get(key + ("bfq-ll0",)))} / '
+                   f'{total(by.get(key + ("cfq",)))} |')
+    return '\n'.join(out) + '\n'
+
+
 def overview(rows):
     """One line per (case, profile): mean error per peer, side by side."""
     peers = []
@@ -321,45 +361,91 @@ def seed_style(rows):
     return '\n'.join(out) + '\n'
 
 
+# Colour bands of the chart's error panel, in points from the target
+# share: within the bar, near it, off.
+CHART_ERR_BANDS = (2.0, 5.0)
+# And of its totals panel, in % of none's (or of the ceiling): off, near
+# the I/O bar, at it or above.
+CHART_TOTAL_BANDS = (80, 95)
+
+
+def _chart_grid(rows):
+    """Cases (those with a split to hold) by peer: ([label], [peer],
+    {(label, peer): row})."""
+    labels, peers, cell = [], [], {}
+    for r in rows:
+        if len(r['target']) < 2 or r.get('isolate'):
+            continue
+        label = f'{r["exp"]}/{r["case"]} ({r["profile"]})'
+        if label not in labels:
+            labels.append(label)
+        if r['peer'] not in peers:
+            peers.append(r['peer'])
+        cell[(label, r['peer'])] = r
+    return labels, peers, cell
+
+
 def chart(rows, path):
-    """Bar chart: one panel per (case, profile), one bar group per peer,
-    target shares as black ticks."""
+    """Two panels, a line per case and a column per peer: how far each
+    peer's shares are from the target (the worst unit, mean of the runs,
+    in points; green within 2), and its total I/Os against `none`'s (or
+    the split's ceiling) in the same run."""
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap, BoundaryNorm
 
-    panels = []
-    for r in rows:
-        key = (r['exp'], r['case'], r['profile'])
-        if not panels or panels[-1][0] != key:
-            panels.append((key, []))
-        panels[-1][1].append(r)
-    ncols = min(3, len(panels))
-    nrows = (len(panels) + ncols - 1) // ncols
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 3.2 * nrows),
-                             squeeze=False)
-    for ax in axes.flat[len(panels):]:
-        ax.axis('off')
-    for ax, (key, prs) in zip(axes.flat, panels):
-        nunits = len(prs[0]['target'])
-        width = 0.8 / nunits
-        for pi, r in enumerate(prs):
-            for u in range(nunits):
-                x = pi + (u - (nunits - 1) / 2) * width
-                ax.bar(x, r['shares'][u], width * 0.95,
-                       color=f'C{u}', label=r['labels'][u] if pi == 0
-                       else None)
-                ax.plot([x - width / 2, x + width / 2],
-                        [r['target'][u]] * 2, color='black', lw=1.5)
-        ax.set_xticks(range(len(prs)))
-        ax.set_xticklabels([r['peer'] for r in prs], fontsize=8)
-        ax.set_ylim(0, 100)
-        ax.set_ylabel('share %')
-        ax.set_title(f'{key[0]}/{key[1]} ({key[2]})', fontsize=9)
-        ax.legend(fontsize=6, loc='upper right')
-    fig.suptitle('Share of completed I/Os per unit vs target (black ticks)')
+    labels, peers, cell = _chart_grid(rows)
+    if not labels:
+        return
+    lo, hi = CHART_ERR_BANDS
+    fig, (ax_e, ax_t) = plt.subplots(
+        1, 2, figsize=(4 + 1.2 * len(peers) * 2, 1.2 + 0.32 * len(labels)),
+        gridspec_kw={'width_ratios': [1, 1]})
+    err_cmap = ListedColormap(['#7fc97f', '#fdc086', '#f0027f'])
+    err_norm = BoundaryNorm([0, lo, hi, 1000], 3)
+    tot_cmap = ListedColormap(['#f0027f', '#fdc086', '#7fc97f'])
+    t_lo, t_hi = CHART_TOTAL_BANDS
+    tot_norm = BoundaryNorm([0, t_lo, t_hi, 10000], 3)
+    panels = ((ax_e, 'err_mean', err_cmap, err_norm,
+               f'share error, points (green <= {lo:g}, pink > {hi:g})',
+               lambda v: f'{v:.1f}'),
+              (ax_t, 'total', tot_cmap, tot_norm,
+               "total I/Os, % of none's or of the split's ceiling "
+               f'(green >= {t_hi}, pink < {t_lo})',
+               lambda v: f'{v:.0f}'))
+    for ax, key, cmap, norm, title, fmt in panels:
+        for y, label in enumerate(labels):
+            for x, peer in enumerate(peers):
+                r = cell.get((label, peer))
+                v = None
+                if r is not None and key == 'err_mean':
+                    v = r['err_mean']
+                elif r is not None:
+                    io = io_bar_value(r)
+                    v = None if io is None else 100 * io
+                colour = 'white' if v is None else cmap(norm(v))
+                ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1,
+                                           facecolor=colour,
+                                           edgecolor='white'))
+                ax.text(x, y, '-' if v is None else fmt(v), ha='center',
+                        va='center', fontsize=8,
+                        weight='bold' if peer == 'cfq' else 'normal')
+        ax.set_xlim(-0.5, len(peers) - 0.5)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xticks(range(len(peers)))
+        ax.set_xticklabels(peers, fontsize=9)
+        ax.xaxis.tick_top()
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels(labels if ax is ax_e else [], fontsize=8)
+        ax.tick_params(length=0)
+        for side in ax.spines.values():
+            side.set_visible(False)
+        ax.set_title(title, fontsize=9, pad=22)
+    fig.suptitle('Shares against the target per case and peer, and what '
+                 'the split costs in I/Os', fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -377,8 +463,12 @@ def write_report(root, outdir=None, png=True):
     if os.path.exists(os.path.join(root, HEADER)):
         with open(os.path.join(root, HEADER)) as f:
             header = f.read()
-    md = header + ('## Overview: mean shares (mean error in points)\n\n'
-          + overview(rows))
+    md = header
+    if any(r['peer'] == 'cfq' for r in rows):
+        md += ('## Headline: bfq and cfq, shares (error in points)\n\n'
+               + headline(rows) + '\n')
+    md += ('## Overview: mean shares (mean error in points)\n\n'
+           + overview(rows))
     if any(r['peer'] == 'cfq' for r in rows):
         md += ('\n## cfq against the bars, bfq beside it\n\n'
                + acceptance(rows)[0])

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 import json
+import os
+import re
 
+from conftest import REPO
 from harness import report
 
 
@@ -39,6 +42,28 @@ def test_report_files(tmp_path):
     assert '| bfq-ll0 | 60.0/31.0/9.0 | 61.5/30.8/7.7 | 1.5 / 1.5 |' in md
     assert (tmp_path / 'report.png').stat().st_size > 1000
     assert 'none' in report.seed_style(rows)
+
+
+def test_report_keeps_what_it_came_from(tmp_path):
+    d = tmp_path / 'cfq' / 'r1'
+    d.mkdir(parents=True)
+    (d / 'run.json').write_text(json.dumps(_run('cfq', 1, (61, 31, 8), 8)))
+    (tmp_path / report.HEADER).write_text('Kernel: the series at `abc`.\n\n')
+    _, md = report.write_report(str(tmp_path), str(tmp_path / 'out'))
+    assert md.startswith('Kernel: the series at `abc`.')
+    assert (tmp_path / 'out' / 'report.md').read_text() == md
+
+
+def test_chart_has_a_line_per_case_with_a_split():
+    alone = dict(_run('cfq', 1, (100,), 8, target=(100,)), case='alone')
+    iso = dict(_run('cfq', 1, (90, 10), 8, target=(50, 50)), case='iso',
+               isolate='alone')
+    runs = [_run('none', 1, (33, 33, 34), 800), _run('cfq', 1,
+            (61, 31, 8), 790), alone, iso]
+    labels, peers, cell = report._chart_grid(report.aggregate(runs))
+    assert labels == ['1-rfc-test1/read (d1-rot)']
+    assert peers == ['none', 'cfq']
+    assert cell[(labels[0], 'cfq')]['err_mean'] == 0.5
 
 
 def test_acceptance_bars():
@@ -122,3 +147,28 @@ def test_isolation_table():
         '1.50 | 1.5 | yes |' in md
     # Isolation cases are not judged by the share bars.
     assert report.acceptance(rows, beside='bfq-ll0')[2] == 0
+
+
+def test_headline_sets_bfq_beside_cfq():
+    runs = [_run('none', 1, (33, 33, 34), 800),
+            _run('bfq-ll0', 1, (60.5, 31.8, 7.7), 400),
+            _run('cfq', 1, (61.5, 30.8, 7.7), 840)]
+    md = report.headline(report.aggregate(runs))
+    assert md.splitlines()[2] == (
+        '| 1-rfc-test1/read | d1-rot | 61.5/30.8/7.7 | 60.5/31.8/7.7 (1.0) '
+        '| - | **61.5/30.8/7.7 (0.0)** | 50 % / 105 % |')
+
+
+def test_readme_shows_the_bench_report():
+    """README's Results table is the headline of docs/results/report.md,
+    which `make bench` writes, and names the commit it came from."""
+    with open(os.path.join(REPO, 'docs', 'results', 'report.md')) as f:
+        rep = f.read()
+    with open(os.path.join(REPO, 'README.md')) as f:
+        readme = f.read()
+    commit = re.search(r'^Kernel: the series at `([0-9a-f]{7,})`', rep, re.M)
+    assert commit, 'docs/results/report.md does not name its commit'
+    table = re.search(r'^## Headline.*?\n\n(.*?\n)\n', rep, re.M | re.S)
+    results = readme.split('\n## Results\n', 1)[1].split('\n## ', 1)[0]
+    assert table.group(1) in results
+    assert f'`{commit.group(1)}`' in results
