@@ -4,7 +4,7 @@
 #   make demo    install what is missing, build, boot, run RFC Test 1
 #   make check   the tests (host unit tests, apply/build, VM tests)
 #   make stress  the stress matrix on the debug kernel, 60 s per case
-#   make bench   the full peer matrix; report into docs/results/
+#   make bench   the seed matrix against every peer; report into docs/results/
 #   make dynamic fairness over time, every peer; into docs/results/dynamic/
 #   make bench-v2 cgroup v2, hierarchy, attribution; into docs/results/v2/
 #   make series  the patch set as a git format-patch series against the
