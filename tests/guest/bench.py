@@ -230,12 +230,23 @@ def group_region(case, dev, gi):
     return dev.targets[0], gi * size, size, gi * size
 
 
+# Lines of the emulated disk's trace (tests/tools/hdd) that are not disk
+# time: a write taken into the cache (its disk time is its destage) and
+# a flush (the destages it waits for).  Each spans from the command's
+# arrival, waiting included.
+NOT_DISK_TIME = ('wcache', 'flush')
+
+
 def disk_time(case, dev, window):
     """Seconds of disk time each unit got in the window (epoch ms), read
     from outside the scheduler: the emulated disk's trace.  A request's
     service runs from when the disk started on it to its completion (a
     destage: the time it wrote that data back); it goes to the unit whose
-    region of the disk (fio_jobfile()) holds its first sector."""
+    region of the disk (fio_jobfile()) holds its first sector.  A write
+    into the cache counts as its destage only (NOT_DISK_TIME): its line
+    spans from its arrival, so one that waited for room in the cache
+    would count again the destages it waited on, as would each command
+    waiting with it (32 with NCQ)."""
     off = time.time() - time.monotonic()	# the trace's clock: monotonic
     t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
     regions = []
@@ -253,8 +264,8 @@ def disk_time(case, dev, window):
     with open(dev.trace) as f:
         for line in f:
             p = line.split()
-            if len(p) < 7:
-                continue	# a line being written
+            if len(p) < 7 or p[6] in NOT_DISK_TIME:
+                continue	# a line being written, or not disk time
             start, done = float(p[1]), float(p[2])
             if done <= t0 or start >= t1:
                 continue

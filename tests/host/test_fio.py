@@ -59,3 +59,37 @@ def test_totals_divide_by_how_long_the_group_ran(fixture):
     assert res['total_ios'] == 2182
     assert res['window_s'] == pytest.approx(10.389)
     assert res['iops'] == pytest.approx(2182 / 10.389)
+
+
+def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
+    """The emulated disk's trace: a write that waited in the disk for
+    room in its cache spans the destages it waited on; its disk time is
+    its own destage, not that wait."""
+    import time
+    from guest import bench as guest_bench
+    from harness import experiments
+    case = {c.key: c for c in experiments.load_all(['rfc-test1'])}[
+        '1-rfc-test1/write']
+
+    class Disk:
+        targets = ['/dev/ublkb0']
+        trace = str(tmp_path / 'trace')
+
+        def size_bytes(self, target):
+            return 3 << 30
+
+    dev = Disk()
+    lba = [guest_bench.group_region(case, dev, gi)[3] // 512
+           for gi in range(3)]
+    lines = [(0.9, 1.0, 1.1, 1, lba[0], 8, 'mech'),
+             (1.1, 1.1, 1.3, 1, lba[1], 8, 'destage'),
+             (0.9, 0.9, 1.3, 1, lba[2], 8, 'wcache'),	# waited 0.4 s
+             (1.3, 1.3, 1.301, 0, lba[2], 8, 'hit'),
+             (1.3, 1.3, 1.4, 0, lba[2], 8, 'stream'),
+             (5.0, 5.0, 5.1, 0, lba[0], 8, 'mech')]	# after the window
+    with open(dev.trace, 'w') as f:
+        f.writelines(' '.join(str(v) for v in ln) + '\n' for ln in lines)
+    off = time.time() - time.monotonic()
+    window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
+    secs = guest_bench.disk_time(case, dev, window)
+    assert secs == pytest.approx([0.1, 0.2, 0.101], abs=1e-4)
