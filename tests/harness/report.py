@@ -407,23 +407,22 @@ def chart(rows, path):
     tot_cmap = ListedColormap(['#f0027f', '#fdc086', '#7fc97f'])
     t_lo, t_hi = CHART_TOTAL_BANDS
     tot_norm = BoundaryNorm([0, t_lo, t_hi, 10000], 3)
-    panels = ((ax_e, 'err_mean', err_cmap, err_norm,
+    def total(r):
+        io = io_bar_value(r)
+        return None if io is None else 100 * io
+
+    panels = ((ax_e, lambda r: r['err_mean'], err_cmap, err_norm,
                f'share error, points (green <= {lo:g}, pink > {hi:g})',
                lambda v: f'{v:.1f}'),
-              (ax_t, 'total', tot_cmap, tot_norm,
+              (ax_t, total, tot_cmap, tot_norm,
                "total I/Os, % of none's or of the split's ceiling "
                f'(green >= {t_hi}, pink < {t_lo})',
                lambda v: f'{v:.0f}'))
-    for ax, key, cmap, norm, title, fmt in panels:
+    for ax, value, cmap, norm, title, fmt in panels:
         for y, label in enumerate(labels):
             for x, peer in enumerate(peers):
                 r = cell.get((label, peer))
-                v = None
-                if r is not None and key == 'err_mean':
-                    v = r['err_mean']
-                elif r is not None:
-                    io = io_bar_value(r)
-                    v = None if io is None else 100 * io
+                v = None if r is None else value(r)
                 colour = 'white' if v is None else cmap(norm(v))
                 ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1,
                                            facecolor=colour,
@@ -464,12 +463,13 @@ def write_report(root, outdir=None, png=True):
         with open(os.path.join(root, HEADER)) as f:
             header = f.read()
     md = header
-    if any(r['peer'] == 'cfq' for r in rows):
+    has_cfq = any(r['peer'] == 'cfq' for r in rows)
+    if has_cfq:
         md += ('## Headline: bfq and cfq, shares (error in points)\n\n'
                + headline(rows) + '\n')
     md += ('## Overview: mean shares (mean error in points)\n\n'
            + overview(rows))
-    if any(r['peer'] == 'cfq' for r in rows):
+    if has_cfq:
         md += ('\n## cfq against the bars, bfq beside it\n\n'
                + acceptance(rows)[0])
     if any(r.get('isolate') for r in rows):
