@@ -644,12 +644,21 @@ static void cfq_group_advance(struct cfq_meta_data *cmd,
 		cfqd->clock += extra;
 }
 
-/* A turn: group_slice for the RFC's prio 0 (weight 200), in proportion. */
+/*
+ * A turn: group_slice for the RFC's prio 0 (weight 200), in proportion;
+ * on a disk (cfq_disk_far()), at least CFQ_TURN_SEEKS far requests long:
+ * each turn starts with a seek to the group's data, and on a disk holding
+ * one command at a time (cfq_idles_seeky()) short turns are where the
+ * head's time goes.  Shares do not move, as a turn is charged what it
+ * took: a light group waits longer for its next one.  Twice group_slice
+ * caps it.
+ */
 static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	u64 slice = cfq_tun_ns(cmd, CFQ_GROUP_SLICE);
 	u64 turn = div_u64(slice * cfq_group_weight(cfqd), CFQ_WEIGHT_TURN);
 
+	turn = max(turn, CFQ_TURN_SEEKS * cfq_disk_far(cmd));
 	return clamp_t(u64, turn, CFQ_MIN_TURN_NS, 2 * slice);
 }
 

@@ -184,10 +184,12 @@ static __always_inline void cfq_account_done(struct cfq_meta_data *cmd,
  * Feed the seek-cost estimate: @service is the device time a completed
  * request took (from its dispatch or the previous completion, whichever
  * came later), @state whether it seeked and was large.  Only a request
- * that was alone in
- * the device is a sample: where several are in flight (NCQ), the disk
- * orders them itself and each one's share of the time says nothing of
- * what a seek costs; such a disk keeps its idling.
+ * that was alone in the device is a sample: where several are in flight
+ * (NCQ), the disk orders them itself and each one's share of the time
+ * says nothing of what a seek costs; such a disk keeps its idling.  On a
+ * device that holds one command at a time every request is served alone:
+ * those dispatched behind it wait in blk-mq's dispatch list, and are
+ * timed from its completion.
  */
 static void cfq_seek_sample(struct cfq_meta_data *cmd, unsigned long state,
 			    u64 service)
@@ -951,7 +953,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	if (cfq_iops_mode(cmd)) {
 		service = CFQ_IOPS_CHARGE_NS;
 	} else {
-		if (cmd->in_driver == 1)
+		if (cmd->in_driver == 1 || cfq_hw_depth(cmd) == 1)
 			cfq_seek_sample(cmd, state, service);
 		if (write && !blk_queue_write_cache(cmd->queue))
 			charge = service;	/* it went to the media */

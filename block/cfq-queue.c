@@ -355,23 +355,14 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 
 /*
  * The shortest slice low_latency may leave: two idle windows, and on a
- * disk where seeks cost (time mode, !cfq_seeks_free()) CFQ_LOW_SLICE_SEEKS
- * of the longest far requests measured there: a slice worth only a few
- * seeks is mostly spent getting to the data.
+ * device where seeks cost CFQ_LOW_SLICE_SEEKS of the longest far requests
+ * measured there: a slice worth only a few seeks is mostly spent getting
+ * to the data.
  */
 static u64 cfq_low_slice(struct cfq_meta_data *cmd)
 {
-	u64 low = 2 * cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
-	int s;
-
-	if (cfq_iops_mode(cmd) || cfq_seeks_free(cmd->svc_mean,
-						 cmd->svc_samples))
-		return low;
-	for (s = 0; s < CFQ_NR_SVC_SIZES; s++)
-		if (cmd->svc_samples[s][CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES)
-			low = max(low, CFQ_LOW_SLICE_SEEKS *
-				       cmd->svc_mean[s][CFQ_SEEK_FAR]);
-	return low;
+	return max(2 * cfq_tun_ns(cmd, CFQ_SLICE_IDLE),
+		   CFQ_LOW_SLICE_SEEKS * cfq_far_mean(cmd));
 }
 
 static u64 cfq_queue_slice(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
@@ -438,6 +429,18 @@ static __always_inline void cfq_update_next_rq(struct cfq_meta_data *cmd,
 		cfqq->next_rq = rq;
 }
 
+/*
+ * A disk that holds one command at a time cannot reorder anything: the
+ * next request of a seeky queue, somewhere in the area its task reads, is
+ * still nearer the head than the area of another task.  There a seeky
+ * queue is idled for like any other, as CFQ did on disks without command
+ * queueing.
+ */
+static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
+{
+	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
+}
+
 /* Think time and seek distance: decide whether idling for @cfqq pays. */
 static void cfq_update_idle_window(struct cfq_meta_data *cmd,
 				   struct cfq_queue *cfqq, struct request *rq,
@@ -468,7 +471,8 @@ static void cfq_update_idle_window(struct cfq_meta_data *cmd,
 	idle = cmd->tun[CFQ_SLICE_IDLE] &&
 	       cfqq->seek_samples >= CFQ_IDLE_MIN_SAMPLES &&
 	       cfqq->ttime_samples >= CFQ_IDLE_MIN_SAMPLES &&
-	       !cfq_seeky(cfqq->seek_history, cfqq->seek_samples) &&
+	       (!cfq_seeky(cfqq->seek_history, cfqq->seek_samples) ||
+		cfq_idles_seeky(cmd)) &&
 	       cfqq->ttime_mean <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
 	if (idle != test_bit(CFQQ_IDLE_WINDOW, &cfqq->flags)) {
 		cfq_log_cfqq(cmd, cfqq, "idle window %d", idle);

@@ -31,6 +31,10 @@
 #define CFQ_NEAR_SCAN		32
 /* low_latency leaves a slice on a disk at least this many seeks long */
 #define CFQ_LOW_SLICE_SEEKS	5
+/* On a disk a group's turn is at least this many far requests long */
+#define CFQ_TURN_SEEKS		16
+/* A disk's far request: a seek and half a turn (4.2 ms at 7200 rpm). */
+#define CFQ_DISK_FAR_NS		(4 * NSEC_PER_MSEC)
 /* A group that takes this long to send its next request thinks. */
 #define CFQ_SPARE_THINK_NS	NSEC_PER_MSEC
 /* In IOPS mode each completed request is charged as this much service. */
@@ -229,6 +233,37 @@ static inline bool cfq_equal_noidle(struct cfq_meta_data *cmd)
 	return cmd->tun[CFQ_EQUAL_NOIDLE] &&
 	       (cfq_iops_mode(cmd) ||
 		cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
+}
+
+/*
+ * On a device where seeks cost (time mode, !cfq_seeks_free()): the mean
+ * time of the longest far requests measured there, else 0.
+ */
+static inline u64 cfq_far_mean(struct cfq_meta_data *cmd)
+{
+	u64 far = 0;
+	int s;
+
+	if (cfq_iops_mode(cmd) || cfq_seeks_free(cmd->svc_mean,
+						 cmd->svc_samples))
+		return 0;
+	for (s = 0; s < CFQ_NR_SVC_SIZES; s++)
+		if (cmd->svc_samples[s][CFQ_SEEK_FAR] >= CFQ_SVC_MIN_SAMPLES)
+			far = max(far, cmd->svc_mean[s][CFQ_SEEK_FAR]);
+	return far;
+}
+
+/*
+ * cfq_far_mean() where far requests take what a disk's do (a seek and
+ * half a turn, CFQ_DISK_FAR_NS or more), else 0.  Random readers alone
+ * give no near requests to compare far ones with: this tells a disk from
+ * an emulated one by the far requests alone.
+ */
+static inline u64 cfq_disk_far(struct cfq_meta_data *cmd)
+{
+	u64 far = cfq_far_mean(cmd);
+
+	return far >= CFQ_DISK_FAR_NS ? far : 0;
 }
 
 /*

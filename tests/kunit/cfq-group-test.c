@@ -466,6 +466,43 @@ static void cfq_test_turn_iops(struct kunit *test)
 }
 
 /*
+ * A turn is group_slice * weight / 200, between 2 ms and twice group_slice;
+ * on a disk, at least 16 far requests long.  With group_slice 100, groups
+ * of weight 200 and 25 get 100 and 12.5 ms; once far requests are
+ * measured at 10 ms against 1 ms for near ones, both get 160 ms, and at
+ * 20 ms the cap of 200 ms.  Not where near and far both take 1 ms, nor
+ * where far ones alone are measured at 3 ms (an emulated disk), nor when
+ * service is counted in requests.
+ */
+static void cfq_test_turn_budget_seeks(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *c = cfq_test_group(test, &cmd->root, 25);
+	u64 (*mean)[CFQ_NR_SEEK_KINDS] = cmd->svc_mean;
+	u32 (*n)[CFQ_NR_SEEK_KINDS] = cmd->svc_samples;
+
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 100 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = NSEC_PER_MSEC;
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * NSEC_PER_MSEC;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 160 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 160 * NSEC_PER_MSEC);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 20 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 200 * NSEC_PER_MSEC);
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = 0;
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 3 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+}
+
+/*
  * A free slot goes to a waiting group only while that keeps it within its
  * share: A (200) served, B (25) waiting.  A B request is charged 4 ms of
  * B's key (1 ms at weight 25), so B may fill while its key, with its
@@ -693,6 +730,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_may_keep),
 	KUNIT_CASE(cfq_test_turn_owed),
 	KUNIT_CASE(cfq_test_turn_iops),
+	KUNIT_CASE(cfq_test_turn_budget_seeks),
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),

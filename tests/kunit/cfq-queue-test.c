@@ -343,6 +343,50 @@ static void cfq_test_rr_nearest(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 }
 
+/*
+ * A seeky queue is idled for only on a disk that holds one command at a
+ * time and has a seek cost: not with command queueing, not where seeks
+ * are free, not when service is counted in requests; with far requests
+ * alone measured, once they take 4 ms or more.
+ */
+static void cfq_test_idles_seeky(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
+						  GFP_KERNEL);
+	struct request_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct blk_mq_tag_set *set = kunit_kzalloc(test, sizeof(*set),
+						   GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	q->tag_set = set;
+	set->queue_depth = 1;
+	cmd->queue = q;
+	cmd->nr_hw = 1;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS;
+	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * MS;
+	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
+	set->queue_depth = 32;
+	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
+	q->queue_depth = 1;			/* a SCSI device's own depth */
+	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = MS;	/* null_blk */
+	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
+	/* Random readers alone: far requests only. */
+	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = 0;
+	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 3 * MS / 2;
+	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
+	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 8 * MS;
+	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
+}
+
 /* A sync queue of @cfqd at BE @level with one request queued. */
 static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
 				     struct cfq_queue *cfqq,
@@ -494,6 +538,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
+	KUNIT_CASE(cfq_test_idles_seeky),
 	KUNIT_CASE(cfq_test_fill_queue),
 	KUNIT_CASE(cfq_test_drain_before_idle_slice),
 	{}
