@@ -355,9 +355,9 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 
 /*
  * The shortest slice low_latency may leave: two idle windows, and on a
- * device where seeks cost CFQ_LOW_SLICE_SEEKS of the longest far requests
- * measured there: a slice worth only a few seeks is mostly spent getting
- * to the data.
+ * device where seeks cost, CFQ_LOW_SLICE_SEEKS of the longest far requests
+ * measured there (cfq_far_mean()): a slice worth only a few seeks is
+ * mostly spent getting to the data.
  */
 static u64 cfq_low_slice(struct cfq_meta_data *cmd)
 {
