@@ -32,7 +32,7 @@
 /* low_latency leaves a slice on a disk at least this many seeks long */
 #define CFQ_LOW_SLICE_SEEKS	5
 /* On a disk a group's turn is at least this many far requests long */
-#define CFQ_TURN_SEEKS		16
+#define CFQ_TURN_SEEKS		24
 /* A disk's far request: a seek and half a turn (4.2 ms at 7200 rpm). */
 #define CFQ_DISK_FAR_NS		(4 * NSEC_PER_MSEC)
 /* A group that takes this long to send its next request thinks. */

@@ -467,10 +467,10 @@ static void cfq_test_turn_iops(struct kunit *test)
 
 /*
  * A turn is group_slice * weight / 200, between 2 ms and twice group_slice;
- * on a disk, at least 16 far requests long.  With group_slice 100, groups
+ * on a disk, at least 24 far requests long.  With group_slice 100, groups
  * of weight 200 and 25 get 100 and 12.5 ms; once far requests are
- * measured at 10 ms against 1 ms for near ones, both get 160 ms, and at
- * 20 ms the cap of 200 ms.  Not where near and far both take 1 ms, nor
+ * measured at 5 ms against 1 ms for near ones, both get 120 ms, and at
+ * 10 ms the cap of 200 ms.  Not where near and far both take 1 ms, nor
  * where far ones alone are measured at 3 ms (an emulated disk), nor when
  * service is counted in requests.
  */
@@ -485,12 +485,12 @@ static void cfq_test_turn_budget_seeks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 100 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
 	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = NSEC_PER_MSEC;
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * NSEC_PER_MSEC;
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 5 * NSEC_PER_MSEC;
 	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
 	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
-	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 160 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 160 * NSEC_PER_MSEC);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 20 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 120 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 120 * NSEC_PER_MSEC);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * NSEC_PER_MSEC;
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 200 * NSEC_PER_MSEC);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
