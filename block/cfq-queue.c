@@ -354,6 +354,36 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 }
 
 /*
+ * A disk that holds one command at a time cannot reorder anything: the
+ * next request of a seeky queue, somewhere in the area its task reads, is
+ * still nearer the head than the area of another task.  There a seeky
+ * queue is idled for like any other, as CFQ did on disks without command
+ * queueing.
+ */
+static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
+{
+	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
+}
+
+/*
+ * The base the sync slices of all levels are scaled from: slice_sync, and
+ * on a disk of depth 1 (cfq_idles_seeky()) at least CFQ_SLICE_SEEKS far
+ * requests, up to twice slice_sync.  Each switch between queues there is
+ * a seek away from one task's data and back: the longer slices of
+ * sequential readers of large requests keep the disk streaming, and the
+ * levels keep their ratios.
+ */
+static u64 cfq_sync_base(struct cfq_meta_data *cmd)
+{
+	u64 base = cfq_tun_ns(cmd, CFQ_SLICE_SYNC);
+
+	if (!cfq_idles_seeky(cmd))
+		return base;
+	return clamp_t(u64, CFQ_SLICE_SEEKS * cfq_disk_far(cmd), base,
+		       2 * base);
+}
+
+/*
  * The shortest slice low_latency may leave: two idle windows, and on a
  * device where seeks cost, CFQ_LOW_SLICE_SEEKS of the longest far requests
  * measured there (cfq_far_mean()): a slice worth only a few seeks is
@@ -368,7 +398,7 @@ static u64 cfq_low_slice(struct cfq_meta_data *cmd)
 static u64 cfq_queue_slice(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	bool sync = test_bit(CFQQ_SYNC, &cfqq->flags);
-	u64 base = cfq_tun_ns(cmd, sync ? CFQ_SLICE_SYNC : CFQ_SLICE_ASYNC);
+	u64 base = sync ? cfq_sync_base(cmd) : cfq_tun_ns(cmd, CFQ_SLICE_ASYNC);
 	u64 slice = cfq_prio_slice(base, cfqq->ioclass, cfqq->ioprio);
 
 	if (cmd->tun[CFQ_LOW_LATENCY] && sync)
@@ -427,18 +457,6 @@ static __always_inline void cfq_update_next_rq(struct cfq_meta_data *cmd,
 				     (sector_t)cmd->tun[CFQ_BACK_SEEK_MAX] * 2,
 				     cmd->tun[CFQ_BACK_SEEK_PENALTY]))
 		cfqq->next_rq = rq;
-}
-
-/*
- * A disk that holds one command at a time cannot reorder anything: the
- * next request of a seeky queue, somewhere in the area its task reads, is
- * still nearer the head than the area of another task.  There a seeky
- * queue is idled for like any other, as CFQ did on disks without command
- * queueing.
- */
-static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
-{
-	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
 }
 
 /* Think time and seek distance: decide whether idling for @cfqq pays. */

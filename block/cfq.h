@@ -31,6 +31,8 @@
 #define CFQ_NEAR_SCAN		32
 /* low_latency leaves a slice on a disk at least this many seeks long */
 #define CFQ_LOW_SLICE_SEEKS	5
+/* On a disk of depth 1 the sync slice base is this many far requests */
+#define CFQ_SLICE_SEEKS		8
 /* On a disk a group's turn is at least this many far requests long */
 #define CFQ_TURN_SEEKS		24
 /* A disk's far request: a seek and half a turn (4.2 ms at 7200 rpm). */

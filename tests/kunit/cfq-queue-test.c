@@ -343,13 +343,8 @@ static void cfq_test_rr_nearest(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 }
 
-/*
- * A seeky queue is idled for only on a disk that holds one command at a
- * time and has a seek cost: not with command queueing, not where seeks
- * are free, not when service is counted in requests; with far requests
- * alone measured, once they take 4 ms or more.
- */
-static void cfq_test_idles_seeky(struct kunit *test)
+/* A device of one hardware queue of depth 1, service counted in time. */
+static struct cfq_meta_data *cfq_test_depth1_cmd(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
 						  GFP_KERNEL);
@@ -365,6 +360,21 @@ static void cfq_test_idles_seeky(struct kunit *test)
 	cmd->queue = q;
 	cmd->nr_hw = 1;
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	return cmd;
+}
+
+/*
+ * A seeky queue is idled for only on a disk that holds one command at a
+ * time and has a seek cost: not with command queueing, not where seeks
+ * are free, not when service is counted in requests; with far requests
+ * alone measured, once they take 4 ms or more.
+ */
+static void cfq_test_idles_seeky(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
+	struct request_queue *q = cmd->queue;
+	struct blk_mq_tag_set *set = q->tag_set;
+
 	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS;
 	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * MS;
 	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
@@ -385,6 +395,37 @@ static void cfq_test_idles_seeky(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
 	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 8 * MS;
 	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
+}
+
+/*
+ * On a disk of depth 1 the sync slices are based on at least 8 far
+ * requests, between slice_sync (100 ms) and twice that: 4 KiB far reads
+ * of 10 ms leave 100 ms, far 1 MiB reads of 16 ms give 128 ms, of 30 ms
+ * the cap of 200 ms.  With command queueing, or counting requests, the
+ * base is slice_sync.
+ */
+static void cfq_test_sync_base(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
+	struct blk_mq_tag_set *set = cmd->queue->tag_set;
+	u64 (*mean)[CFQ_NR_SEEK_KINDS] = cmd->svc_mean;
+	u32 (*n)[CFQ_NR_SEEK_KINDS] = cmd->svc_samples;
+
+	cfq_tun_set(cmd, CFQ_SLICE_SYNC, 100);
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * MS;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
+	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 16 * MS;
+	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 128 * MS);
+	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 30 * MS;
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 200 * MS);
+	set->queue_depth = 32;
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
+	set->queue_depth = 1;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
 }
 
 /* A sync queue of @cfqd at BE @level with one request queued. */
@@ -539,6 +580,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_idles_seeky),
+	KUNIT_CASE(cfq_test_sync_base),
 	KUNIT_CASE(cfq_test_fill_queue),
 	KUNIT_CASE(cfq_test_drain_before_idle_slice),
 	{}
