@@ -354,30 +354,19 @@ static void cfq_queue_set_prio(struct cfq_meta_data *cmd,
 }
 
 /*
- * A disk that holds one command at a time cannot reorder anything: the
- * next request of a seeky queue, somewhere in the area its task reads, is
- * still nearer the head than the area of another task.  There a seeky
- * queue is idled for like any other, as CFQ did on disks without command
- * queueing.
- */
-static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
-{
-	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
-}
-
-/*
  * The base the sync slices of all levels are scaled from: slice_sync, and
- * on a disk of depth 1 (cfq_idles_seeky()) at least CFQ_SLICE_SEEKS far
+ * on a disk (cfq_disk_far()) of depth 1 at least CFQ_SLICE_SEEKS far
  * requests, up to twice slice_sync.  Each switch between queues there is
  * a seek away from one task's data and back: the longer slices of
  * sequential readers of large requests keep the disk streaming, and the
- * levels keep their ratios.
+ * levels keep their ratios.  Where cfq_disk_far() is 0 the clamp leaves
+ * slice_sync.
  */
 static u64 cfq_sync_base(struct cfq_meta_data *cmd)
 {
 	u64 base = cfq_tun_ns(cmd, CFQ_SLICE_SYNC);
 
-	if (!cfq_idles_seeky(cmd))
+	if (cfq_hw_depth(cmd) != 1)
 		return base;
 	return clamp_t(u64, CFQ_SLICE_SEEKS * cfq_disk_far(cmd), base,
 		       2 * base);
@@ -457,6 +446,18 @@ static __always_inline void cfq_update_next_rq(struct cfq_meta_data *cmd,
 				     (sector_t)cmd->tun[CFQ_BACK_SEEK_MAX] * 2,
 				     cmd->tun[CFQ_BACK_SEEK_PENALTY]))
 		cfqq->next_rq = rq;
+}
+
+/*
+ * A disk that holds one command at a time cannot reorder anything: the
+ * next request of a seeky queue, somewhere in the area its task reads, is
+ * still nearer the head than the area of another task.  There a seeky
+ * queue is idled for like any other, as CFQ did on disks without command
+ * queueing.
+ */
+static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
+{
+	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
 }
 
 /* Think time and seek distance: decide whether idling for @cfqq pays. */
