@@ -213,6 +213,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     res.update(load)
     res['flush_s'] = flushed
     if dev.trace:
+        # Every cached write of the window destaged, into the trace.
+        res['flush_end_s'] = dev.flush()
         secs = disk_time(case, dev, window)
         res['disk_s'] = secs
         res['time_shares'] = shares.percentages(secs)
@@ -238,15 +240,22 @@ NOT_DISK_TIME = ('wcache', 'flush')
 
 
 def disk_time(case, dev, window):
-    """Seconds of disk time each unit got in the window (epoch ms), read
-    from outside the scheduler: the emulated disk's trace.  A request's
-    service runs from when the disk started on it to its completion (a
-    destage: the time it wrote that data back); it goes to the unit whose
-    region of the disk (fio_jobfile()) holds its first sector.  A write
-    into the cache counts as its destage only (NOT_DISK_TIME): its line
-    spans from its arrival, so one that waited for room in the cache
-    would count again the destages it waited on, as would each command
-    waiting with it (32 with NCQ)."""
+    """Seconds of disk time each unit's I/O of the window (epoch ms) cost,
+    read from outside the scheduler: the emulated disk's trace.
+
+    A read's, or an uncached write's, service runs from when the disk
+    started on it to its completion; the part inside the window goes to
+    the unit whose region of the disk (fio_jobfile()) holds its first
+    sector.  A write taken into the cache costs the disk its destage,
+    which the disk does when it chooses, often after the window: each
+    destage goes to the units whose cached writes of the window it
+    writes back, in proportion to their 4 KiB blocks, whenever it runs
+    (the run ends with a cache flush, so every such write is destaged
+    in the trace).  Destages of writes cached before the window opened
+    count for nobody, as do the cached writes' own lines
+    (NOT_DISK_TIME): one that waited for room in the cache spans the
+    destages it waited on, as would each command waiting with it (32
+    with NCQ)."""
     off = time.time() - time.monotonic()	# the trace's clock: monotonic
     t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
     regions = []
@@ -260,20 +269,40 @@ def disk_time(case, dev, window):
                 regions.append((at + first * slot,
                                 at + (first + t.n) * slot, ui))
             first += t.n
+
+    def unit_of(pos):
+        for lo, hi, ui in regions:
+            if lo <= pos < hi:
+                return ui
+        return None
+
     secs = [0.0] * len(case.units())
+    cached = {}		# 4 KiB block -> completion of its last cached write
     with open(dev.trace) as f:
         for line in f:
             p = line.split()
-            if len(p) < 7 or p[6] in NOT_DISK_TIME:
-                continue	# a line being written, or not disk time
+            if len(p) < 7:
+                continue	# a line being written
             start, done = float(p[1]), float(p[2])
-            if done <= t0 or start >= t1:
+            lba, nsect = int(p[4]), int(p[5])
+            if p[6] == 'wcache':
+                for b in range(lba // 8, (lba + max(nsect, 1) - 1) // 8 + 1):
+                    cached[b] = done
                 continue
-            pos = int(p[4]) * 512
-            for lo, hi, ui in regions:
-                if lo <= pos < hi:
-                    secs[ui] += min(done, t1) - max(start, t0)
-                    break
+            if p[6] == 'destage':
+                blocks = range(lba // 8, (lba + max(nsect, 1) - 1) // 8 + 1)
+                ours = [b * 4096 for b in blocks
+                        if t0 <= cached.pop(b, t0 - 1) <= t1]
+                for pos in ours:
+                    ui = unit_of(pos)
+                    if ui is not None:
+                        secs[ui] += (done - start) / len(blocks)
+                continue
+            if p[6] in NOT_DISK_TIME or done <= t0 or start >= t1:
+                continue
+            ui = unit_of(lba * 512)
+            if ui is not None:
+                secs[ui] += min(done, t1) - max(start, t0)
     return secs
 
 

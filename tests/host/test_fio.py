@@ -64,7 +64,9 @@ def test_totals_divide_by_how_long_the_group_ran(fixture):
 def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
     """The emulated disk's trace: a write that waited in the disk for
     room in its cache spans the destages it waited on; its disk time is
-    its own destage, not that wait."""
+    its own destage, not that wait.  A destage counts for the writes of
+    the window it writes back, whenever it runs, and for nobody when
+    they were cached before the window opened."""
     import time
     from guest import bench as guest_bench
     from harness import experiments
@@ -81,15 +83,20 @@ def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
     dev = Disk()
     lba = [guest_bench.group_region(case, dev, gi)[3] // 512
            for gi in range(3)]
-    lines = [(0.9, 1.0, 1.1, 1, lba[0], 8, 'mech'),
+    lines = [(0.1, 0.1, 0.2, 1, lba[1] + 64, 8, 'wcache'),	# before
+             (0.9, 1.0, 1.1, 1, lba[0], 8, 'mech'),
+             (0.95, 0.95, 1.0, 1, lba[1], 8, 'wcache'),
              (1.1, 1.1, 1.3, 1, lba[1], 8, 'destage'),
-             (0.9, 0.9, 1.3, 1, lba[2], 8, 'wcache'),	# waited 0.4 s
+             (1.3, 1.3, 1.4, 1, lba[1] + 64, 8, 'destage'),	# nobody's
+             (0.9, 0.9, 1.3, 1, lba[2], 16, 'wcache'),	# waited 0.4 s
              (1.3, 1.3, 1.301, 0, lba[2], 8, 'hit'),
              (1.3, 1.3, 1.4, 0, lba[2], 8, 'stream'),
-             (5.0, 5.0, 5.1, 0, lba[0], 8, 'mech')]	# after the window
+             (5.0, 5.0, 5.1, 0, lba[0], 8, 'mech'),	# after the window
+             # the end's flush: half of this destage is the window's
+             (6.0, 6.0, 6.4, 1, lba[2] + 8, 16, 'destage')]
     with open(dev.trace, 'w') as f:
         f.writelines(' '.join(str(v) for v in ln) + '\n' for ln in lines)
     off = time.time() - time.monotonic()
     window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
     secs = guest_bench.disk_time(case, dev, window)
-    assert secs == pytest.approx([0.1, 0.2, 0.101], abs=1e-4)
+    assert secs == pytest.approx([0.1, 0.2, 0.301], abs=1e-4)
