@@ -953,9 +953,12 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	if (cfq_iops_mode(cmd)) {
 		service = CFQ_IOPS_CHARGE_NS;
 	} else {
-		if (cmd->in_driver == 1 || cfq_hw_depth(cmd) == 1)
+		bool cached = write && blk_queue_write_cache(cmd->queue);
+
+		/* A write into a disk's cache says nothing of its seeks. */
+		if (!cached && (cmd->in_driver == 1 || cfq_hw_depth(cmd) == 1))
 			cfq_seek_sample(cmd, state, service);
-		if (write && !blk_queue_write_cache(cmd->queue))
+		if (write && !cached)
 			charge = service;	/* it went to the media */
 		else
 			charge = cfq_media_charge(&cmd->media, write,
