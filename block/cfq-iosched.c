@@ -958,12 +958,14 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		/* A write into a disk's cache says nothing of its seeks. */
 		if (!cached && (cmd->in_driver == 1 || cfq_hw_depth(cmd) == 1))
 			cfq_seek_sample(cmd, state, service);
-		if (write && !cached)
+		if (write && !cached) {
 			charge = service;	/* it went to the media */
-		else
+		} else {
+			cmd->media.learn = cfq_hw_depth(cmd) == 1;
 			charge = cfq_media_charge(&cmd->media, write,
 						  cfq_rq_svc_size(state),
 						  service);
+		}
 		if (charge > service)
 			cfq_group_advance(cmd, cfqd, charge - service);
 		service = charge;
@@ -1590,12 +1592,14 @@ static int cfq_state_show(void *data, struct seq_file *m)
 			   NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_FAR],
 		   cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
-	seq_printf(m, "read_us small %llu/%u large %llu/%u write_debt_us %llu\n",
+	seq_printf(m, "read_us small %llu/%u large %llu/%u write_debt_us %llu write_price %u/%u\n",
 		   div_u64(cmd->media.read_mean[CFQ_SVC_SMALL], NSEC_PER_USEC),
 		   cmd->media.read_samples[CFQ_SVC_SMALL],
 		   div_u64(cmd->media.read_mean[CFQ_SVC_LARGE], NSEC_PER_USEC),
 		   cmd->media.read_samples[CFQ_SVC_LARGE],
-		   div_u64(cmd->media.debt, NSEC_PER_USEC));
+		   div_u64(cmd->media.debt, NSEC_PER_USEC),
+		   cmd->media.write_scale ?: CFQ_MEDIA_SCALE_ONE,
+		   CFQ_MEDIA_SCALE_ONE);
 	spin_unlock_irq(&cmd->lock);
 	return 0;
 }

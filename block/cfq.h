@@ -51,6 +51,12 @@
 #define CFQ_MEDIA_MIN_SAMPLES	4
 /* Device time charged ahead for writes in a disk's cache, at most. */
 #define CFQ_MEDIA_DEBT_MAX_NS	NSEC_PER_SEC
+/* A cached write's price as a read's, in 1/16ths, and its bounds. */
+#define CFQ_MEDIA_SCALE_ONE	16
+#define CFQ_MEDIA_SCALE_MIN	4
+#define CFQ_MEDIA_SCALE_MAX	48
+/* Cached writes between two moves of the price. */
+#define CFQ_MEDIA_ADJUST_WRITES	8
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -181,31 +187,61 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * a group that writes would get many times its share of the disk, paid
  * for by the groups that read.
  *
- * So, in time mode, a write that took less than a read of its size
- * takes (the mean charge of the last reads) is charged a read's time,
- * and what it did not take is kept as the device's debt, at most
- * CFQ_MEDIA_DEBT_MAX_NS.  A request that takes longer than a read of its
- * size pays off the debt first: its charge drops by its excess, as far
- * as the debt goes.  Time the device spends with nothing to do pays it
- * off too (cfq_media_idle()), as a disk writes back then.  Until reads
- * have been seen, and where writes take as long as reads (an emulated
- * device where every request costs the same), a request is charged the
- * time it took; the caller does not ask for writes on a device without
- * a write cache.  Returns the charge for @service ns.
+ * So, in time mode, a write that took less than its price is charged
+ * the price, and what it did not take is kept as the device's debt, at
+ * most CFQ_MEDIA_DEBT_MAX_NS.  The price starts at what a read of its
+ * size takes (the mean charge of the last reads), and follows what the
+ * write-back turns out to cost: a step down when a write would owe past
+ * the ceiling (the device pays back less than it is charged), a step up
+ * when a read still waits behind write-back after the debt is paid,
+ * once per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one
+ * per CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller sets
+ * @m->learn (a device of depth 1): with a queue in the disk, a read's
+ * time between completions says little of what it waited behind.  A request that takes
+ * longer than a read of its size pays off the debt first: its charge
+ * drops by its excess, as far as the debt goes.  Time the device spends
+ * with nothing to do pays it off too (cfq_media_idle()), as a disk
+ * writes back then.  Until reads have been seen, and where writes take
+ * as long as reads (an emulated device where every request costs the
+ * same), a request is charged the time it took; the caller does not ask
+ * for writes on a device without a write cache.  Returns the charge for
+ * @service ns.
  */
 static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 				   enum cfq_svc_size size, u64 service)
 {
 	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
 		   m->read_mean[size] : 0;
-	u64 paid;
+	u64 paid, price;
 
-	if (write && service < cost) {
-		m->debt = min(m->debt + cost - service, CFQ_MEDIA_DEBT_MAX_NS);
-		return cost;
+	if (!m->write_scale)
+		m->write_scale = CFQ_MEDIA_SCALE_ONE;
+	price = cost * m->write_scale / CFQ_MEDIA_SCALE_ONE;
+	if (write && service < price) {
+		m->writes++;
+		m->owing = true;
+		if (m->learn &&
+		    m->debt + price - service > CFQ_MEDIA_DEBT_MAX_NS &&
+		    m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
+		    m->write_scale > CFQ_MEDIA_SCALE_MIN) {
+			/* More owed than the device pays back: too dear. */
+			m->write_scale--;
+			m->writes = 0;
+		}
+		m->debt = min(m->debt + price - service, CFQ_MEDIA_DEBT_MAX_NS);
+		return price;
 	}
 	if (cost && service > cost) {
 		paid = min(m->debt, service - cost);
+		if (m->learn && !write && m->owing && paid < service - cost) {
+			/* Write-back outlasted what was owed: too cheap. */
+			m->owing = false;
+			if (m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
+			    m->write_scale < CFQ_MEDIA_SCALE_MAX) {
+				m->write_scale++;
+				m->writes = 0;
+			}
+		}
 		m->debt -= paid;
 		service -= paid;
 	}

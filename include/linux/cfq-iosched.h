@@ -176,6 +176,10 @@ struct cfq_media {
 	u64	read_mean[CFQ_NR_SVC_SIZES];
 	u32	read_samples[CFQ_NR_SVC_SIZES];
 	u64	debt;
+	u32	write_scale;	/* a cached write's price, 1/16ths of a read */
+	u32	writes;		/* cached writes since write_scale moved */
+	bool	owing;		/* a cached write owed since the debt was 0 */
+	bool	learn;		/* the price follows the debt (depth 1) */
 };
 
 /* Scheduler events counted per device (debugfs "events"). */

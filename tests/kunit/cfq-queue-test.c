@@ -269,10 +269,53 @@ static void cfq_test_media_charge(struct kunit *test)
 	for (i = 0; i < 1000; i++)
 		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
 	cfq_media_idle(&m, 400 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS - 400 * MS);
 	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
+}
+
+/*
+ * A cached write's price follows what its write-back costs: down when
+ * more is owed than the device pays back (the debt's ceiling), up when
+ * a read still waits behind write-back once the debt is paid.  Only
+ * where the caller asks (depth 1): cfq_test_media_charge() keeps a read's
+ * price throughout.
+ */
+static void cfq_test_media_price(struct kunit *test)
+{
+	struct cfq_media m = { .learn = true };
+	int i;
+
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		cfq_media_charge(&m, false, CFQ_SVC_SMALL, 10 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0),
+			10 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	/* Owed past the ceiling: one step down per few writes. */
+	for (i = 0; i < 100; i++)
+		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE - 1);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0),
+			10 * MS * (CFQ_MEDIA_SCALE_ONE - 1) /
+			CFQ_MEDIA_SCALE_ONE);
+	/* Paid off while idle; a read still waits behind write-back. */
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	for (i = 0; i < CFQ_MEDIA_ADJUST_WRITES; i++)
+		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+					       15 * MS), 15 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	/* Once per debt: the next slow read is only a slow read. */
+	cfq_media_charge(&m, false, CFQ_SVC_SMALL, 15 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	/* Never under a quarter of a read. */
+	for (i = 0; i < 10000; i++)
+		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_MIN);
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
@@ -577,6 +620,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
 	KUNIT_CASE(cfq_test_seeks_free),
 	KUNIT_CASE(cfq_test_media_charge),
+	KUNIT_CASE(cfq_test_media_price),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_idles_seeky),
