@@ -276,6 +276,9 @@ def disk_time(case, dev, window):
                 return ui
         return None
 
+    def blocks(lba, nsect):		# the 4 KiB blocks a line covers
+        return range(lba // 8, (lba + max(nsect, 1) - 1) // 8 + 1)
+
     secs = [0.0] * len(case.units())
     cached = {}		# 4 KiB block -> completion of its last cached write
     with open(dev.trace) as f:
@@ -286,17 +289,17 @@ def disk_time(case, dev, window):
             start, done = float(p[1]), float(p[2])
             lba, nsect = int(p[4]), int(p[5])
             if p[6] == 'wcache':
-                for b in range(lba // 8, (lba + max(nsect, 1) - 1) // 8 + 1):
+                for b in blocks(lba, nsect):
                     cached[b] = done
                 continue
             if p[6] == 'destage':
-                blocks = range(lba // 8, (lba + max(nsect, 1) - 1) // 8 + 1)
-                ours = [b * 4096 for b in blocks
+                span = blocks(lba, nsect)
+                ours = [b * 4096 for b in span
                         if t0 <= cached.pop(b, t0 - 1) <= t1]
                 for pos in ours:
                     ui = unit_of(pos)
                     if ui is not None:
-                        secs[ui] += (done - start) / len(blocks)
+                        secs[ui] += (done - start) / len(span)
                 continue
             if p[6] in NOT_DISK_TIME or done <= t0 or start >= t1:
                 continue
