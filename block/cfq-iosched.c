@@ -961,8 +961,8 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		if (write && !cached) {
 			charge = service;	/* it went to the media */
 		} else {
-			cmd->media.learn = cfq_hw_depth(cmd) == 1;
 			charge = cfq_media_charge(&cmd->media, write,
+						  cfq_hw_depth(cmd) == 1,
 						  cfq_rq_svc_size(state),
 						  service);
 		}
@@ -1592,13 +1592,13 @@ static int cfq_state_show(void *data, struct seq_file *m)
 			   NSEC_PER_USEC),
 		   cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_FAR],
 		   cfq_seeks_free(cmd->svc_mean, cmd->svc_samples));
-	seq_printf(m, "read_us small %llu/%u large %llu/%u write_debt_us %llu write_price %u/%u\n",
+	seq_printf(m, "read_us small %llu/%u large %llu/%u write_debt_us %llu write_price %d/%u\n",
 		   div_u64(cmd->media.read_mean[CFQ_SVC_SMALL], NSEC_PER_USEC),
 		   cmd->media.read_samples[CFQ_SVC_SMALL],
 		   div_u64(cmd->media.read_mean[CFQ_SVC_LARGE], NSEC_PER_USEC),
 		   cmd->media.read_samples[CFQ_SVC_LARGE],
 		   div_u64(cmd->media.debt, NSEC_PER_USEC),
-		   cmd->media.write_scale ?: CFQ_MEDIA_SCALE_ONE,
+		   CFQ_MEDIA_SCALE_ONE + cmd->media.write_step,
 		   CFQ_MEDIA_SCALE_ONE);
 	spin_unlock_irq(&cmd->lock);
 	return 0;

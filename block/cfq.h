@@ -57,6 +57,7 @@
 #define CFQ_MEDIA_SCALE_MAX	48
 /* Cached writes between two moves of the price. */
 #define CFQ_MEDIA_ADJUST_WRITES	8
+
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -195,12 +196,12 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * the ceiling (the device pays back less than it is charged), a step up
  * when a read still waits behind write-back after the debt is paid,
  * once per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one
- * per CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller sets
- * @m->learn (a device of depth 1): with a queue in the disk, a read's
- * time between completions says little of what it waited behind.  A request that takes
- * longer than a read of its size pays off the debt first: its charge
- * drops by its excess, as far as the debt goes.  Time the device spends
- * with nothing to do pays it off too (cfq_media_idle()), as a disk
+ * per CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller asks
+ * (@learn, a device of depth 1): with a queue in the disk, a read's time
+ * between completions says little of what it waited behind.  A request
+ * that takes longer than a read of its size pays off the debt first: its
+ * charge drops by its excess, as far as the debt goes.  Time the device
+ * spends with nothing to do pays it off too (cfq_media_idle()), as a disk
  * writes back then.  Until reads have been seen, and where writes take
  * as long as reads (an emulated device where every request costs the
  * same), a request is charged the time it took; the caller does not ask
@@ -208,24 +209,24 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * @service ns.
  */
 static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
-				   enum cfq_svc_size size, u64 service)
+				   bool learn, enum cfq_svc_size size,
+				   u64 service)
 {
 	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
 		   m->read_mean[size] : 0;
-	u64 paid, price;
+	u64 price = div_u64(cost * (CFQ_MEDIA_SCALE_ONE + m->write_step),
+			    CFQ_MEDIA_SCALE_ONE);
+	u64 paid;
 
-	if (!m->write_scale)
-		m->write_scale = CFQ_MEDIA_SCALE_ONE;
-	price = cost * m->write_scale / CFQ_MEDIA_SCALE_ONE;
 	if (write && service < price) {
 		m->writes++;
 		m->owing = true;
-		if (m->learn &&
+		if (learn &&
 		    m->debt + price - service > CFQ_MEDIA_DEBT_MAX_NS &&
 		    m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
-		    m->write_scale > CFQ_MEDIA_SCALE_MIN) {
+		    CFQ_MEDIA_SCALE_ONE + m->write_step > CFQ_MEDIA_SCALE_MIN) {
 			/* More owed than the device pays back: too dear. */
-			m->write_scale--;
+			m->write_step--;
 			m->writes = 0;
 		}
 		m->debt = min(m->debt + price - service, CFQ_MEDIA_DEBT_MAX_NS);
@@ -233,12 +234,13 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 	}
 	if (cost && service > cost) {
 		paid = min(m->debt, service - cost);
-		if (m->learn && !write && m->owing && paid < service - cost) {
+		if (learn && !write && m->owing && paid < service - cost) {
 			/* Write-back outlasted what was owed: too cheap. */
 			m->owing = false;
 			if (m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
-			    m->write_scale < CFQ_MEDIA_SCALE_MAX) {
-				m->write_scale++;
+			    CFQ_MEDIA_SCALE_ONE + m->write_step <
+			    CFQ_MEDIA_SCALE_MAX) {
+				m->write_step++;
 				m->writes = 0;
 			}
 		}

@@ -176,10 +176,9 @@ struct cfq_media {
 	u64	read_mean[CFQ_NR_SVC_SIZES];
 	u32	read_samples[CFQ_NR_SVC_SIZES];
 	u64	debt;
-	u32	write_scale;	/* a cached write's price, 1/16ths of a read */
-	u32	writes;		/* cached writes since write_scale moved */
+	s32	write_step;	/* a cached write's price less a read's, 1/16ths */
+	u32	writes;		/* cached writes since write_step moved */
 	bool	owing;		/* a cached write owed since the debt was 0 */
-	bool	learn;		/* the price follows the debt (depth 1) */
 };
 
 /* Scheduler events counted per device (debugfs "events"). */

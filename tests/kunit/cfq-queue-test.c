@@ -239,37 +239,37 @@ static void cfq_test_media_charge(struct kunit *test)
 	int i;
 
 	/* No reads seen yet: every request is charged what it took. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
 					       MS / 10), MS / 10);
 	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
-		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false,
+		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false,
 						       CFQ_SVC_SMALL, 12 * MS),
 				12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* Into the cache in 0.1 ms: charged a read, 11.9 ms owed. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
 					       MS / 10), 12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 12 * MS - MS / 10);
 	/* Large requests learn their own cost: none yet. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_LARGE,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_LARGE,
 					       MS / 10), MS / 10);
 	/* A read behind 10 ms of write-back: charged its 12 ms. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
 					       22 * MS), 12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 2 * MS - MS / 10);
 	/* Only what is owed is taken off. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
 					       22 * MS), 20 * MS + MS / 10);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* A write to the media (no cache) is charged what it took. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
 					       30 * MS), 30 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* The debt has a ceiling, and idle time pays it off. */
 	for (i = 0; i < 1000; i++)
-		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 	cfq_media_idle(&m, 400 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS - 400 * MS);
 	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
@@ -285,37 +285,38 @@ static void cfq_test_media_charge(struct kunit *test)
  */
 static void cfq_test_media_price(struct kunit *test)
 {
-	struct cfq_media m = { .learn = true };
+	struct cfq_media m = { };
 	int i;
 
 	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
-		cfq_media_charge(&m, false, CFQ_SVC_SMALL, 10 * MS);
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0),
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 10 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0),
 			10 * MS);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 	/* Owed past the ceiling: one step down per few writes. */
 	for (i = 0; i < 100; i++)
-		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE - 1);
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0),
+	KUNIT_EXPECT_EQ(test, m.write_step, -1);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0),
 			10 * MS * (CFQ_MEDIA_SCALE_ONE - 1) /
 			CFQ_MEDIA_SCALE_ONE);
 	/* Paid off while idle; a read still waits behind write-back. */
 	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
 	for (i = 0; i < CFQ_MEDIA_ADJUST_WRITES; i++)
-		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
 	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, true, CFQ_SVC_SMALL,
 					       15 * MS), 15 * MS);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 	/* Once per debt: the next slow read is only a slow read. */
-	cfq_media_charge(&m, false, CFQ_SVC_SMALL, 15 * MS);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_ONE);
+	cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 15 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 	/* Never under a quarter of a read. */
 	for (i = 0; i < 10000; i++)
-		cfq_media_charge(&m, true, CFQ_SVC_SMALL, 0);
-	KUNIT_EXPECT_EQ(test, m.write_scale, CFQ_MEDIA_SCALE_MIN);
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step,
+			CFQ_MEDIA_SCALE_MIN - CFQ_MEDIA_SCALE_ONE);
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
