@@ -49,6 +49,8 @@
 #define CFQ_SEEK_FREE_NS	(2 * NSEC_PER_MSEC)
 /* Reads seen before their mean prices a write (cfq_media_charge()). */
 #define CFQ_MEDIA_MIN_SAMPLES	4
+/* A write under this part of a read's time was taken into a cache. */
+#define CFQ_MEDIA_CACHED_DIV	2
 /* Device time charged ahead for writes in a disk's cache, at most. */
 #define CFQ_MEDIA_DEBT_MAX_NS	NSEC_PER_SEC
 /* A cached write's price as a read's, in 1/16ths, and its bounds. */
@@ -188,25 +190,27 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * a group that writes would get many times its share of the disk, paid
  * for by the groups that read.
  *
- * So, in time mode, a write that took less than its price is charged
- * the price, and what it did not take is kept as the device's debt, at
- * most CFQ_MEDIA_DEBT_MAX_NS.  The price starts at what a read of its
- * size takes (the mean charge of the last reads), and follows what the
+ * So, in time mode, a write that took less than its price and less than
+ * half of what a read takes (so little is a cache's work, not the media's)
+ * is charged the price, and what it did not take is kept as the device's
+ * debt, at most CFQ_MEDIA_DEBT_MAX_NS.  The price starts at what a read of
+ * its size takes (the mean charge of the last reads), and follows what the
  * write-back turns out to cost: a step down when a write would owe past
  * the ceiling (the device pays back less than it is charged), a step up
- * when a read still waits behind write-back after the debt is paid,
- * once per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one
- * per CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller asks
+ * when a read still waits behind write-back after the debt is paid, once
+ * per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one per
+ * CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller asks
  * (@learn, a device of depth 1): with a queue in the disk, a read's time
  * between completions says little of what it waited behind.  A request
  * that takes longer than a read of its size pays off the debt first: its
  * charge drops by its excess, as far as the debt goes.  Time the device
  * spends with nothing to do pays it off too (cfq_media_idle()), as a disk
  * writes back then.  Until reads have been seen, and where writes take
- * as long as reads (an emulated device where every request costs the
- * same), a request is charged the time it took; the caller does not ask
- * for writes on a device without a write cache.  Returns the charge for
- * @service ns.
+ * about as long as reads (an emulated device where every request costs the
+ * same, which may still say it has a write cache), a request is charged
+ * the time it took, and nothing is owed or learned; the caller does not
+ * ask for writes on a device without a write cache.  Returns the charge
+ * for @service ns.
  */
 static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 				   bool learn, enum cfq_svc_size size,
@@ -218,7 +222,9 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 			    CFQ_MEDIA_SCALE_ONE);
 	u64 paid;
 
-	if (write && service < price) {
+	/* Into the cache: well under a read's time, and under its price. */
+	if (write && service < price &&
+	    service < cost / CFQ_MEDIA_CACHED_DIV) {
 		m->writes++;
 		m->owing = true;
 		if (learn &&

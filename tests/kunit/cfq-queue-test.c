@@ -281,7 +281,9 @@ static void cfq_test_media_charge(struct kunit *test)
  * more is owed than the device pays back (the debt's ceiling), up when
  * a read still waits behind write-back once the debt is paid.  Only
  * where the caller asks (depth 1): cfq_test_media_charge() keeps a read's
- * price throughout.
+ * price throughout.  A write that takes about a read's time did not go
+ * into a cache: it teaches nothing (a device on which every request
+ * costs the same, though it says it has a write cache).
  */
 static void cfq_test_media_price(struct kunit *test)
 {
@@ -290,6 +292,13 @@ static void cfq_test_media_price(struct kunit *test)
 
 	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
 		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 10 * MS);
+	/* Nearly a read's time: the media's work, nothing owed or learned. */
+	for (i = 0; i < 2 * CFQ_MEDIA_ADJUST_WRITES; i++)
+		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true,
+						       CFQ_SVC_SMALL, 9 * MS),
+				9 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	KUNIT_EXPECT_FALSE(test, m.owing);
 	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0),
 			10 * MS);
 	KUNIT_EXPECT_EQ(test, m.write_step, 0);
