@@ -59,7 +59,6 @@
 #define CFQ_MEDIA_SCALE_MAX	48
 /* Cached writes between two moves of the price. */
 #define CFQ_MEDIA_ADJUST_WRITES	8
-
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
