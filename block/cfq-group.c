@@ -663,14 +663,37 @@ static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 }
 
 /*
- * @cfqd's own queues are to be served: its path leaves the trees.  Its
- * turn's budget is fixed now, as its weight is (cfq_group_activate()).
+ * A turn of @cfqd begins at @now, served or renewed in place.  Its budget
+ * is fixed now, as its weight is (cfq_group_activate()).  In time mode a
+ * turn ends at the first dispatch past its budget, and the request then
+ * in the driver is charged after it: a turn is charged up to a request
+ * more than its budget, which is a large part of a light group's short
+ * turn.  Keys stay right, but the groups' keys drift apart a little each
+ * round, until one group is a whole turn behind and gets two in a row: a
+ * second in which it has twice its share.  So a turn's budget is cut by
+ * what the last one was charged past its own (by at most half), and each
+ * group's turns are charged their budget on average.  In I/O-count mode,
+ * where a waiting group also fills free slots, the budget is left whole.
  */
+static void cfq_turn_begin(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			   u64 now)
+{
+	u64 budget = cfq_turn_budget(cmd, cfqd);
+	u64 used = cfqd->service - cfqd->turn_service;
+
+	if (!cfq_iops_mode(cmd) && used > cfqd->turn_budget)
+		budget -= min(used - cfqd->turn_budget, budget / 2);
+	cfqd->turn_budget = budget;
+	cfqd->turn_start = now;
+	cfqd->turn_service = cfqd->service;
+	cfqd->turns++;
+}
+
+/* @cfqd's own queues are to be served: its path leaves the trees. */
 static void cfq_path_activate(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
 	struct cfq_entity *e;
 
-	cfqd->turn_budget = cfq_turn_budget(cmd, cfqd);
 	for_each_path_entity(cmd, cfqd, e) {
 		cfq_st_del(e);
 		cfq_entity_sched(e)->active = e;
@@ -707,16 +730,15 @@ static void cfq_group_activate(struct cfq_meta_data *cmd,
 	for (g = cfqd; g; g = g->parent)
 		cfq_group_read_weight(cmd, g);
 	cfq_path_activate(cmd, cfqd);
-	cfqd->turn_start = now;
-	cfqd->turn_service = cfqd->service;
-	cfqd->turns++;
+	cfq_turn_begin(cmd, cfqd, now);
 	if (cfqd->busy_since) {
 		if (cfqd->stat)
 			cfqd->stat->wait_ns += now - cfqd->busy_since;
 		cfqd->busy_since = 0;
 	}
-	cfq_log_cfqd(cmd, cfqd, "turn start, vdisktime %llu weight %u",
-		     cfq_group_key(cfqd), cfq_group_weight(cfqd));
+	cfq_log_cfqd(cmd, cfqd, "turn start, vdisktime %llu weight %u budget %llu",
+		     cfq_group_key(cfqd), cfq_group_weight(cfqd),
+		     cfqd->turn_budget);
 }
 
 /*
@@ -882,9 +904,7 @@ static __always_inline bool cfq_turn_over(struct cfq_meta_data *cmd,
 	if (!cfq_group_still_first(cmd, cfqd))
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
-	cfqd->turn_start = now;
-	cfqd->turn_service = cfqd->service;
-	cfqd->turns++;
+	cfq_turn_begin(cmd, cfqd, now);
 	return false;
 }
 

@@ -403,8 +403,8 @@ static void cfq_test_turn_owed(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
-	a->turn_start = now;
 	cfq_path_activate(cmd, a);
+	cfq_turn_begin(cmd, a, now);
 	cfq_group_charge(cmd, a, slice / 2, false);	/* key 25 ms, B's 0 */
 	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + slice));
 	cfq_path_deactivate(cmd, a);
@@ -414,8 +414,8 @@ static void cfq_test_turn_owed(struct kunit *test)
 	cfq_group_charge(cmd, b, slice, false);	/* key 100 ms */
 	cfq_path_deactivate(cmd, b);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
-	a->turn_start = now;
 	cfq_path_activate(cmd, a);
+	cfq_turn_begin(cmd, a, now);
 	cfq_group_charge(cmd, a, slice / 2, false);	/* 50 ms */
 	cfq_test_work(cmd, a, -1);		/* between requests */
 	KUNIT_EXPECT_FALSE(test, cfq_turn_over(cmd, a, now + slice));
@@ -447,9 +447,8 @@ static void cfq_test_turn_iops(struct kunit *test)
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
-	a->turn_start = now;
-	a->turn_service = a->service;
 	cfq_path_activate(cmd, a);
+	cfq_turn_begin(cmd, a, now);
 	for (i = 0; i < 99; i++)
 		cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
@@ -462,6 +461,115 @@ static void cfq_test_turn_iops(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
 	cfq_test_work(cmd, a, -1);
 	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
+ * In time mode, what a turn was charged past its budget comes off the
+ * next one, by at most half: A (200) gets 100 ms turns; charged 101 ms,
+ * its next turn is 99 ms; charged 99.5 ms of that, 99.5; after a turn cut
+ * short (it ran dry), 100 again; charged 300 ms, 50.  In I/O-count mode,
+ * where a waiting group fills free slots too, turns keep their budget.
+ */
+static void cfq_test_turn_carry(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	u64 now = 1ULL << 40, ms = NSEC_PER_MSEC;
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_path_activate(cmd, a);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 100 * ms);
+	cfq_group_charge(cmd, a, 101 * ms, false);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 99 * ms);
+	cfq_group_charge(cmd, a, 99 * ms + ms / 2, false);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 99 * ms + ms / 2);
+	cfq_group_charge(cmd, a, 40 * ms, false);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 100 * ms);
+	cfq_group_charge(cmd, a, 300 * ms, false);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 50 * ms);
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	cfq_group_charge(cmd, a, 300 * ms, false);
+	cfq_turn_begin(cmd, a, now);
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 100 * ms);
+	cfq_path_deactivate(cmd, a);
+	cfq_test_work(cmd, a, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
+ * A (200), B (100) and C (25), always busy, on a device that takes 1.5 ms
+ * a request and holds one more than it serves, as blk-mq feeds a depth-1
+ * device: a turn is over at the first dispatch past its budget (A's 100
+ * ms turn takes 100.5, B's 50 takes 51, C's 12.5 takes 13.5), and the
+ * request then in the device is charged after the turn has ended.  In
+ * each second of 20 (the first left out) every group gets its share of
+ * requests within 2.5 points of 61.5/30.8/7.7.  Were a turn's overshoot
+ * not taken off the next, B's and C's keys would run ahead of A's by a
+ * little each round, until one of them missed a round: B's share of that
+ * second would be 5 points short.
+ */
+static void cfq_test_turn_rounds(struct kunit *test)
+{
+	static const unsigned int w[] = { 200, 100, 25 };
+	const u64 svc = 3 * NSEC_PER_MSEC / 2;
+	const int per_bin = div_u64(NSEC_PER_SEC, svc);
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *g[ARRAY_SIZE(w)], *p, *in_device = NULL;
+	unsigned int bin[ARRAY_SIZE(w)] = { }, sum = 0, worst = 0;
+	u64 now = 1ULL << 40;
+	int i, k;
+
+	for (k = 0; k < ARRAY_SIZE(w); k++) {
+		g[k] = cfq_test_group(test, &cmd->root, w[k]);
+		sum += w[k];
+	}
+	spin_lock_irq(&cmd->lock);
+	for (k = 0; k < ARRAY_SIZE(w); k++)
+		cfq_test_work(cmd, g[k], CFQ_CLASS_BE);
+	for (i = 0; i <= 20 * per_bin; i++) {
+		p = cmd->active;
+		if (p && cfq_turn_over(cmd, p, now)) {
+			cfq_path_deactivate(cmd, p);
+			p = NULL;
+		}
+		if (!p) {
+			p = cfq_group_pick(cmd, now);
+			KUNIT_ASSERT_NOT_NULL(test, p);
+			cfq_path_activate(cmd, p);
+			cfq_turn_begin(cmd, p, now);
+		}
+		now += svc;
+		if (in_device) {
+			cfq_group_charge(cmd, in_device, svc, false);
+			for (k = 0; g[k] != in_device; k++)
+				;
+			bin[k]++;
+		}
+		in_device = p;
+		if (!i || i % per_bin)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(w); k++) {
+			/* Tenths of a point off the group's share. */
+			int off = abs((int)(bin[k] * sum) - per_bin * (int)w[k]);
+
+			if (i > per_bin)
+				worst = max_t(unsigned int, worst,
+					      off * 1000 / (per_bin * sum));
+			bin[k] = 0;
+		}
+	}
+	KUNIT_EXPECT_LE(test, worst, 25U);
+	if (cmd->active)
+		cfq_path_deactivate(cmd, cmd->active);
+	for (k = 0; k < ARRAY_SIZE(w); k++)
+		cfq_test_work(cmd, g[k], -1);
 	spin_unlock_irq(&cmd->lock);
 }
 
@@ -730,6 +838,8 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_may_keep),
 	KUNIT_CASE(cfq_test_turn_owed),
 	KUNIT_CASE(cfq_test_turn_iops),
+	KUNIT_CASE(cfq_test_turn_carry),
+	KUNIT_CASE(cfq_test_turn_rounds),
 	KUNIT_CASE(cfq_test_turn_budget_seeks),
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
