@@ -867,6 +867,27 @@ static bool cfq_group_still_first(struct cfq_meta_data *cmd,
 }
 
 /*
+ * The service @cfqd may have before, at some level of its path, the first
+ * waiting entity comes first (a tie goes to the other); U64_MAX if none
+ * waits.  Its entities are before the first waiting ones: it is still
+ * first (cfq_group_still_first()).
+ */
+static u64 cfq_group_owed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	struct cfq_entity *e, *first;
+	u64 owed = U64_MAX;
+
+	for_each_path_entity(cmd, cfqd, e) {
+		first = cfq_st_first(&cfq_entity_sched(e)->tree);
+		if (first)
+			owed = min(owed, div_u64((first->vdisktime -
+						  e->vdisktime) * e->weight,
+						 CFQ_WEIGHT_DEFAULT));
+	}
+	return owed;
+}
+
+/*
  * Has @cfqd used its turn?  A turn lasts its budget of time, and in
  * I/O-count mode no more than its budget of service either (a request
  * counts CFQ_IOPS_CHARGE_NS).  There other groups run beside the served
@@ -894,7 +915,10 @@ static __always_inline bool cfq_turn_used(struct cfq_meta_data *cmd,
  * owed service keeps the device even if its queues are dry at this
  * moment (its tasks are between requests): handing the turn over would
  * give the next group a whole turn it is not owed, every time, while the
- * owed group's credit only grows.
+ * owed group's credit only grows.  It keeps it for what it is owed, no
+ * more than a turn: a turn whose first milliseconds went to the last
+ * request of the group before it ends owed those, and a whole new turn
+ * for them would be two turns in a row.
  */
 static __always_inline bool cfq_turn_over(struct cfq_meta_data *cmd,
 					  struct cfq_data *cfqd, u64 now)
@@ -905,6 +929,9 @@ static __always_inline bool cfq_turn_over(struct cfq_meta_data *cmd,
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
 	cfq_turn_begin(cmd, cfqd, now);
+	cfqd->turn_budget = min(cfqd->turn_budget,
+				max_t(u64, cfq_group_owed(cmd, cfqd),
+				      CFQ_MIN_TURN_NS));
 	return false;
 }
 

@@ -431,6 +431,41 @@ static void cfq_test_turn_owed(struct kunit *test)
 }
 
 /*
+ * A (200) still first when its turn is used keeps the device for what it
+ * is owed, not a whole turn: B (100) waits at 100 ms of virtual time, A's
+ * key is at 90 ms after 180 ms of service, so A's new turn is 20 ms long
+ * and ends once A's key ties B's.
+ */
+static void cfq_test_turn_owed_part(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 100);
+	u64 now = 1ULL << 40, ms = NSEC_PER_MSEC;
+
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cfq_test_work(cmd, b, CFQ_CLASS_BE);
+	cfq_path_activate(cmd, b);
+	cfq_group_charge(cmd, b, 100 * ms, false);
+	cfq_path_deactivate(cmd, b);
+	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
+	cfq_path_activate(cmd, a);
+	cfq_turn_begin(cmd, a, now);
+	cfq_group_charge(cmd, a, 180 * ms, false);
+	KUNIT_EXPECT_FALSE(test, cfq_turn_over(cmd, a, now + 100 * ms));
+	KUNIT_EXPECT_EQ(test, a->turn_budget, 20 * ms);
+	KUNIT_EXPECT_FALSE(test, cfq_turn_over(cmd, a, now + 119 * ms));
+	cfq_group_charge(cmd, a, 20 * ms, false);
+	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + 120 * ms));
+	cfq_path_deactivate(cmd, a);
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_pick(cmd, now), b);
+	cfq_test_work(cmd, a, -1);
+	cfq_test_work(cmd, b, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
+/*
  * A (200) and B (100) on a fast device in I/O-count mode: A's turn of
  * 100 ms ends after 100 requests, however little time they took; in time
  * mode the same requests leave it going.
@@ -837,6 +872,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_dry_keeps_credit),
 	KUNIT_CASE(cfq_test_may_keep),
 	KUNIT_CASE(cfq_test_turn_owed),
+	KUNIT_CASE(cfq_test_turn_owed_part),
 	KUNIT_CASE(cfq_test_turn_iops),
 	KUNIT_CASE(cfq_test_turn_carry),
 	KUNIT_CASE(cfq_test_turn_rounds),
