@@ -669,11 +669,12 @@ static u64 cfq_turn_budget(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
  * in the driver is charged after it: a turn is charged up to a request
  * more than its budget, which is a large part of a light group's short
  * turn.  Keys stay right, but the groups' keys drift apart a little each
- * round, until one group is a whole turn behind and gets two in a row: a
- * second in which it has twice its share.  So a turn's budget is cut by
- * what the last one was charged past its own (by at most half), and each
- * group's turns are charged their budget on average.  In I/O-count mode,
- * where a waiting group also fills free slots, the budget is left whole.
+ * round, until one group is a whole turn behind and gets two in a row:
+ * a second in which its share is several points too high.  So a turn's
+ * budget is cut by what the last one was charged past its own (by at most
+ * half), and each group's turns are charged their budget on average.  In
+ * I/O-count mode, where a waiting group also fills free slots, the budget
+ * is left whole.
  */
 static void cfq_turn_begin(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			   u64 now)
