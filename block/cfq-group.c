@@ -850,28 +850,11 @@ static __always_inline bool cfq_others_waiting(struct cfq_meta_data *cmd,
 }
 
 /*
- * Would @cfqd be picked again if its turn ended now: at every level of its
- * path, is its entity's key still before the first waiting one's?  (The
- * tree puts an entity after those with its key: a tie goes to the other.)
- */
-static bool cfq_group_still_first(struct cfq_meta_data *cmd,
-				  struct cfq_data *cfqd)
-{
-	struct cfq_entity *e, *first;
-
-	for_each_path_entity(cmd, cfqd, e) {
-		first = cfq_st_first(&cfq_entity_sched(e)->tree);
-		if (first && !cfq_vtime_before(e->vdisktime, first->vdisktime))
-			return false;
-	}
-	return true;
-}
-
-/*
- * The service @cfqd may have before, at some level of its path, the first
- * waiting entity comes first (a tie goes to the other); U64_MAX if none
- * waits.  Its entities are before the first waiting ones: it is still
- * first (cfq_group_still_first()).
+ * Would @cfqd be picked again if its turn ended now, and for how long: at
+ * every level of its path, is its entity's key still before the first
+ * waiting one's?  (The tree puts an entity after those with its key: a
+ * tie goes to the other.)  Returns 0 if not; else the service it may have
+ * before one of them comes first, at least 1, or U64_MAX if none waits.
  */
 static u64 cfq_group_owed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
@@ -880,10 +863,13 @@ static u64 cfq_group_owed(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 
 	for_each_path_entity(cmd, cfqd, e) {
 		first = cfq_st_first(&cfq_entity_sched(e)->tree);
-		if (first)
-			owed = min(owed, div_u64((first->vdisktime -
-						  e->vdisktime) * e->weight,
-						 CFQ_WEIGHT_DEFAULT));
+		if (!first)
+			continue;
+		if (!cfq_vtime_before(e->vdisktime, first->vdisktime))
+			return 0;
+		owed = min(owed, max(div_u64((first->vdisktime -
+					      e->vdisktime) * e->weight,
+					     CFQ_WEIGHT_DEFAULT), 1ULL));
 	}
 	return owed;
 }
@@ -924,15 +910,17 @@ static __always_inline bool cfq_turn_used(struct cfq_meta_data *cmd,
 static __always_inline bool cfq_turn_over(struct cfq_meta_data *cmd,
 					  struct cfq_data *cfqd, u64 now)
 {
+	u64 owed;
+
 	if (!cfq_turn_used(cmd, cfqd, now))
 		return false;
-	if (!cfq_group_still_first(cmd, cfqd))
+	owed = cfq_group_owed(cmd, cfqd);
+	if (!owed)
 		return true;
 	cfqd->clock += now - cfqd->turn_start;
 	cfq_turn_begin(cmd, cfqd, now);
 	cfqd->turn_budget = min(cfqd->turn_budget,
-				max_t(u64, cfq_group_owed(cmd, cfqd),
-				      CFQ_MIN_TURN_NS));
+				max_t(u64, owed, CFQ_MIN_TURN_NS));
 	return false;
 }
 
