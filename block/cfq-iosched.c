@@ -236,6 +236,66 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
 }
 
 /*
+ * What the device takes for @rq, by the requests of its size measured
+ * (time mode): the longer of the near and the far mean, or 0 if unknown.
+ */
+static u64 cfq_svc_estimate(struct cfq_meta_data *cmd, struct request *rq)
+{
+	enum cfq_svc_size size = blk_rq_bytes(rq) > CFQ_SVC_LARGE_BYTES ?
+				 CFQ_SVC_LARGE : CFQ_SVC_SMALL;
+	u64 est = 0;
+	int k;
+
+	for (k = 0; k < CFQ_NR_SEEK_KINDS; k++)
+		if (cmd->svc_samples[size][k])
+			est = max(est, cmd->svc_mean[size][k]);
+	return est;
+}
+
+/*
+ * Time mode.  The served group @cfqd is idled for as a group (its queues
+ * are not worth idling for by themselves: seeky, or slow to come back)
+ * and thinks between requests (CFQ_SPARE_THINK_NS), and the device is
+ * idle.  Where requests far apart are known to take less than a disk's
+ * (cfq_far_is_short()), no head is kept in place by the wait: a waiting
+ * group may put one request into the gap, if the device is expected to
+ * be done with it before the thinker's next request comes (from its
+ * think time and what the device took for requests of that size).  One
+ * per gap, so that the thinker finds the device free; it is charged as a
+ * spare slot is (cfq_entity_charge()).  The served group keeps its turn:
+ * the wait and its timer go on.
+ */
+static struct request *cfq_fill_gap(struct cfq_meta_data *cmd,
+				    struct cfq_data *cfqd, u64 now,
+				    bool *spare)
+{
+	struct cfq_queue *cfqq;
+	struct cfq_data *g;
+	u64 est;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (cmd->idling != CFQ_IDLE_GROUP || cmd->in_driver ||
+	    cfqd->nr_queued || cfqd->in_driver ||
+	    cfqd->think_samples < CFQ_IDLE_MIN_SAMPLES ||
+	    cfqd->think_mean < CFQ_SPARE_THINK_NS ||
+	    cmd->gap_filled == cfqd->sync_done ||
+	    !cfq_far_is_short(cmd->svc_mean, cmd->svc_samples))
+		return NULL;
+	g = cfq_group_fill_pick(cmd, 1, true);
+	cfqq = g ? cfq_fill_queue_of(cmd, g, now) : NULL;
+	if (!cfqq)
+		return NULL;
+	est = cfq_svc_estimate(cmd, cfqq->next_rq);
+	if (!est || now - cfqd->sync_done + est > cfqd->think_mean)
+		return NULL;
+	cmd->gap_filled = cfqd->sync_done;
+	cmd->events[CFQ_EV_FILL_GAP]++;
+	*spare = true;
+	return cfq_fill_from(cmd, cfqq, now);
+}
+
+/*
  * Concurrent service.  The served group @cfqd waits (for its active
  * queue's next request, for its requests in the driver, or for a quantum
  * to complete) while the device has free slots.  In I/O-count mode, where
@@ -248,7 +308,8 @@ static bool cfq_end_wait(struct cfq_meta_data *cmd)
  * one whatever its key (*@spare, see cfq_entity_charge()), so that a
  * thinking reader's credit does not keep the device idle.  If none may,
  * the active queue may go past its quantum.  The served group keeps the
- * device: the wait and its timer go on.  In time mode nothing else runs.
+ * device: the wait and its timer go on.  In time mode only a thinker's
+ * gap is filled (cfq_fill_gap()).
  */
 static struct request *cfq_fill(struct cfq_meta_data *cmd,
 				struct cfq_data *cfqd, u64 now, bool *spare)
@@ -261,7 +322,11 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 	lockdep_assert_held(&cmd->lock);
 
 	*spare = false;
-	if (!cfq_fill_on(cmd) || cmd->in_driver >= depth)
+	if (!cmd->tun[CFQ_FILL_SLOTS])
+		return NULL;
+	if (!cfq_iops_mode(cmd))
+		return cfq_fill_gap(cmd, cfqd, now, spare);
+	if (cmd->in_driver >= depth)
 		return NULL;
 	cfqq = cfq_fill_queue(cmd, cfqd);
 	if (cfqq) {
@@ -1686,6 +1751,7 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_REQUEUE_PAST]	= "requeue_past",
 	[CFQ_EV_FILL_QUEUE]	= "fill_queue",
 	[CFQ_EV_FILL_GROUP]	= "fill_group",
+	[CFQ_EV_FILL_GAP]	= "fill_gap",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */

@@ -181,6 +181,31 @@ cfq_seeks_free(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
 }
 
 /*
+ * Is the device known not to be a disk: seeks measured free, or far
+ * requests of some size measured (CFQ_SVC_MIN_SAMPLES), and none of any
+ * size taking what a disk's do (CFQ_DISK_FAR_NS)?  Writes into a cache
+ * are not measured: a disk that has only taken such writes is not known.
+ */
+static inline bool
+cfq_far_is_short(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
+		 const u32 samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS])
+{
+	bool known = false;
+	int s;
+
+	if (cfq_seeks_free(mean, samples))
+		return true;
+	for (s = 0; s < CFQ_NR_SVC_SIZES; s++) {
+		if (samples[s][CFQ_SEEK_FAR] < CFQ_SVC_MIN_SAMPLES)
+			continue;
+		if (mean[s][CFQ_SEEK_FAR] >= CFQ_DISK_FAR_NS)
+			return false;
+		known = true;
+	}
+	return known;
+}
+
+/*
  * Write caches.  A disk with its volatile write cache on completes a
  * write once the data is in the cache, and writes it to the media later:
  * while it is idle, when a write needs room, on a flush.  Timed from its

@@ -194,6 +194,7 @@ enum cfq_event {
 	CFQ_EV_REQUEUE_PAST,	/* requeued straight to the driver (DONTPREP) */
 	CFQ_EV_FILL_QUEUE,	/* free slots filled by another queue ... */
 	CFQ_EV_FILL_GROUP,	/* ... or by another group */
+	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
 	CFQ_NR_EVENTS,
 };
 
@@ -392,6 +393,8 @@ struct cfq_meta_data {
 	u64			svc_mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 	u32			svc_samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 	struct cfq_media	media;		/* write caches */
+	/* The served group's sync_done whose gap was filled (cfq_fill_gap). */
+	u64			gap_filled;
 
 	struct hrtimer		idle_timer;
 	enum cfq_idle_kind	idling;

@@ -170,6 +170,42 @@ static void cfq_test_seeky_and_ttime(struct kunit *test)
 }
 
 /*
+ * A thinker's gap is filled (cfq_fill_gap()) only on a device known not to
+ * be a disk: far requests measured under 4 ms, or seeks measured free.
+ */
+static void cfq_test_far_is_short(struct kunit *test)
+{
+	u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS] = { };
+	u32 n[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS] = { };
+	u64 *small = mean[CFQ_SVC_SMALL], *large = mean[CFQ_SVC_LARGE];
+
+	/* Nothing measured (a disk that took only cached writes): no. */
+	KUNIT_EXPECT_FALSE(test, cfq_far_is_short(mean, n));
+	/* Random 4 KiB reads at 1 ms, too few of them, then enough. */
+	small[CFQ_SEEK_FAR] = MS;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES - 1;
+	KUNIT_EXPECT_FALSE(test, cfq_far_is_short(mean, n));
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_TRUE(test, cfq_far_is_short(mean, n));
+	/* A disk's random reads: a seek and half a turn. */
+	small[CFQ_SEEK_FAR] = 8 * MS;
+	KUNIT_EXPECT_FALSE(test, cfq_far_is_short(mean, n));
+	small[CFQ_SEEK_FAR] = 4 * MS - 1;
+	KUNIT_EXPECT_TRUE(test, cfq_far_is_short(mean, n));
+	/* Short small ones, but large far ones a disk's: no. */
+	large[CFQ_SEEK_FAR] = 12 * MS;
+	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_FALSE(test, cfq_far_is_short(mean, n));
+	/* Long, but near ones as long: measured free, yes. */
+	memset(n, 0, sizeof(n));
+	small[CFQ_SEEK_NEAR] = 5 * MS;
+	small[CFQ_SEEK_FAR] = 5 * MS;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_TRUE(test, cfq_far_is_short(mean, n));
+}
+
+/*
  * Seeks are free only when both kinds were seen enough and cost alike, in
  * each request size measured.
  */
@@ -629,6 +665,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_prefer_first),
 	KUNIT_CASE(cfq_test_seeky_and_ttime),
 	KUNIT_CASE(cfq_test_seeks_free),
+	KUNIT_CASE(cfq_test_far_is_short),
 	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_media_price),
 	KUNIT_CASE(cfq_test_rr_order),
