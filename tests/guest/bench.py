@@ -180,6 +180,7 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     dev.set_scheduler(peer['elevator'], peer.get('iosched'))
     joins = setup_cgroups(case, peer)
     make_extra_groups(case, peer, dev)
+    events0 = sched_events(dev)
     procs = []
     launched = time.time()
     for gi in range(len(case.groups)):
@@ -211,6 +212,11 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         raise RuntimeError(f'fio exited {codes} ({out})')
     res = summarize(case, out, logdir, window, elapsed)
     res.update(load)
+    events = sched_events(dev)
+    if events0 and events:
+        # The whole run's, not the window's: cfq's decisions, for a look.
+        res['sched_events'] = {k: v - events0.get(k, 0)
+                               for k, v in events.items()}
     res['flush_s'] = flushed
     if dev.trace:
         # Every cached write of the window destaged, into the trace.
@@ -219,6 +225,16 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         res['disk_s'] = secs
         res['time_shares'] = shares.percentages(secs)
     return res
+
+
+def sched_events(dev):
+    """cfq's event counts on the device (debugfs), or None under another
+    elevator."""
+    try:
+        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/events') as f:
+            return {k: int(v) for k, v in (line.split() for line in f)}
+    except (OSError, ValueError):
+        return None
 
 
 def group_region(case, dev, gi):
