@@ -93,7 +93,7 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	[CFQ_GROUP_DEPTH]	= { "group_depth",	 1,	0, 1 },
 	/* No seek cost (cfq_seeks_free()): no idling among equals. */
 	[CFQ_EQUAL_NOIDLE]	= { "equal_noidle",	 1,	0, 1 },
-	/* I/O-count mode: others may use device slots the served leave. */
+	/* Others may use device slots the served leave (time: its gaps). */
 	[CFQ_FILL_SLOTS]	= { "fill_slots",	 1,	0, 1 },
 };
 
@@ -282,7 +282,7 @@ static struct request *cfq_fill_gap(struct cfq_meta_data *cmd,
 	    cmd->gap_filled == cfqd->sync_done ||
 	    !cfq_far_is_short(cmd->svc_mean, cmd->svc_samples))
 		return NULL;
-	g = cfq_group_fill_pick(cmd, 1, true);
+	g = cfq_group_fill_pick(cmd, 1, true);	/* the one slot: idle */
 	cfqq = g ? cfq_fill_queue_of(cmd, g, now) : NULL;
 	if (!cfqq)
 		return NULL;
