@@ -34,8 +34,13 @@
  *   with ioc->lock held and IRQs off and takes cmd->lock.  Nothing takes
  *   q->queue_lock or ioc->lock while holding cmd->lock, so io_cq lookups
  *   are done before cmd->lock is taken.
- * - has_work() reads cmd->nr_queued and cmd->waiting without the lock
- *   (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch attempt.
+ * - has_work() reads cmd->nr_queued, cmd->waiting and cmd->ahead without
+ *   the lock (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch
+ *   attempt.
+ * - cmd->ahead, a request already dispatched by an insert, is set under
+ *   cmd->lock (smp_store_release(), only while it is NULL) and taken
+ *   without it by dispatch_request (xchg()), so the insert's dispatch
+ *   takes no lock.
  *   bio_merge() reads cmd->nr_queued too; a stale zero costs a merge.
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
  *   cfq_data reads it into its entities when it is created and when a
@@ -195,6 +200,7 @@ enum cfq_event {
 	CFQ_EV_FILL_QUEUE,	/* free slots filled by another queue ... */
 	CFQ_EV_FILL_GROUP,	/* ... or by another group */
 	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
+	CFQ_EV_AHEAD,		/* requests chosen at insert (cmd->ahead) */
 	CFQ_NR_EVENTS,
 };
 
@@ -373,6 +379,7 @@ struct cfq_meta_data {
 
 	unsigned int		nr_queued;	/* in the scheduler; has_work */
 	bool			waiting;	/* has_work: wait for an event */
+	struct request		*ahead;		/* dispatched at insert */
 	unsigned int		in_driver;
 	unsigned int		sync_in_driver;
 	unsigned int		nonidle_in_driver;
