@@ -22,5 +22,31 @@ expect_eq "depth at nr_requests 64" "$(depth)" 128
 # slots other groups may fill (fill_slots) are counted against 8.
 hw=$(awk '$1 == "hw_depth" { print $2 }' "$state")
 expect_eq "hw_depth" "$hw" 8
+# Dispatch at insert: on this non-rotational device the insert that adds
+# a request also chooses it for the dispatch after it (debugfs event
+# dispatch_ahead), over both submission queues; every request completes
+# and none is left behind.  A rotational device keeps the choice for the
+# dispatch (time mode): none is chosen ahead.
+ev=/sys/kernel/debug/block/hwqtest/sched/events
+ahead() { awk '$1 == "dispatch_ahead" { print $2 }' "$ev"; }
+reads() { read -r r _ <"/sys/block/hwqtest/stat"; echo "$r"; }
+randread() {
+	fio --name=r --filename=/dev/hwqtest --direct=1 --ioengine=psync \
+		--rw=randread --bs=4k --numjobs=4 --time_based --runtime="$1" \
+		--eta=never >/dev/null || fail "fio"
+}
+a0=$(ahead) r0=$(reads)
+randread 2
+a=$(($(ahead) - a0)) r=$(($(reads) - r0))
+{ [ "$r" -ge 200 ] && [ $((2 * a)) -ge "$r" ]; } ||
+	{ cat "$ev"; fail "$a of $r reads dispatched at insert"; }
+grep -qx 'queued 0' "$state" && grep -qx 'in_driver 0' "$state" ||
+	{ cat "$state"; fail "requests left after fio"; }
+echo "ok: $a of $r reads dispatched at insert"
+echo 1 >$q/rotational
+a0=$(ahead)
+randread 1
+grep -qx 'mode time' "$state" || { cat "$state"; fail "not in time mode"; }
+expect_eq "dispatched at insert on a rotational device" $(($(ahead) - a0)) 0
 echo none >$q/scheduler
 nullb_remove hwqtest
