@@ -36,12 +36,12 @@
  *   are done before cmd->lock is taken.
  * - has_work() reads cmd->nr_queued, cmd->waiting and cmd->ahead without
  *   the lock (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch
- *   attempt.
+ *   attempt.  bio_merge() reads cmd->nr_queued too; a stale zero costs a
+ *   merge.
  * - cmd->ahead, a request already dispatched by an insert, is set under
  *   cmd->lock (smp_store_release(), only while it is NULL) and taken
  *   without it by dispatch_request (xchg()), so the insert's dispatch
  *   takes no lock.
- *   bio_merge() reads cmd->nr_queued too; a stale zero costs a merge.
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
  *   cfq_data reads it into its entities when it is created and when a
  *   turn starts on its path, so a change takes effect then.
