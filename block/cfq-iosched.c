@@ -457,6 +457,38 @@ out:
 	return rq;
 }
 
+/* Any request chosen ahead (cmd->ahead[]) not yet taken; no lock. */
+static bool cfq_has_ahead(struct cfq_meta_data *cmd)
+{
+	int i;
+
+	for (i = 0; i < CFQ_AHEAD_SLOTS; i++)
+		if (READ_ONCE(cmd->ahead[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The first request chosen ahead that is still there, taken without the
+ * lock: slots are filled in order and only while all are empty, so
+ * requests leave in the order they were chosen unless two hardware
+ * queues take them at once.
+ */
+static struct request *cfq_take_ahead(struct cfq_meta_data *cmd)
+{
+	struct request *rq;
+	int i;
+
+	for (i = 0; i < CFQ_AHEAD_SLOTS; i++) {
+		if (!READ_ONCE(cmd->ahead[i]))
+			continue;
+		rq = xchg(&cmd->ahead[i], NULL);
+		if (rq)
+			return rq;
+	}
+	return NULL;
+}
+
 /*
  * Called from blk_mq_run_hw_queue() -> __blk_mq_sched_dispatch_requests()
  * in process context (the submitter or kblockd), IRQs enabled.
@@ -467,11 +499,9 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct request *rq;
 	u64 now = 0;
 
-	if (READ_ONCE(cmd->ahead)) {
-		rq = xchg(&cmd->ahead, NULL);
-		if (rq)
-			return rq;
-	}
+	rq = cfq_take_ahead(cmd);
+	if (rq)
+		return rq;
 	/*
 	 * In the task that has just inserted (it runs the queue itself),
 	 * the insert's time stamp is the time.  Elsewhere (kblockd, a
@@ -508,7 +538,7 @@ static bool cfq_has_work(struct blk_mq_hw_ctx *hctx)
 	struct cfq_meta_data *cmd = hctx->sched_data;
 
 	return (READ_ONCE(cmd->nr_queued) && !READ_ONCE(cmd->waiting)) ||
-	       READ_ONCE(cmd->ahead);
+	       cfq_has_ahead(cmd);
 }
 
 /* ---------------------------------------------------------------------
@@ -718,29 +748,39 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 }
 
 /*
- * The dispatch that follows an insert, done under the insert's hold of the
- * lock: blk-mq runs the hardware queue right after inserting, and its
- * dispatch_request then takes the request from cmd->ahead without the
+ * The dispatches that follow an insert, done under the insert's hold of
+ * the lock: blk-mq runs the hardware queue right after inserting, and its
+ * dispatch_request then takes the requests from cmd->ahead[] without the
  * lock.  One lock round trip per I/O fewer where CPUs contend for it.
  * Only in I/O-count mode and while the device has free slots, where the
  * dispatch that follows would choose the same: a device that is full, or
  * a rotational one, keeps the choice until it can take a request.
+ *
+ * Where other work is queued, a second dispatch is tried too.  Either it
+ * finds a request, which the run takes next, or it finds that none may
+ * go now and leaves the scheduler waiting: has_work() then says so, and
+ * the run does not take the lock again only to learn it (a reader beside
+ * a queue that is over its share, once per request).
  */
 static void cfq_dispatch_ahead(struct cfq_meta_data *cmd, u64 now)
 {
 	struct request *rq;
+	int i;
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (cmd->ahead || !now || !cfq_iops_mode(cmd) ||
-	    cmd->in_driver >= cfq_hw_depth(cmd))
+	if (!now || !cfq_iops_mode(cmd) || cfq_has_ahead(cmd))
 		return;
-	rq = cfq_dispatch(cmd, now);
-	if (!rq)
-		return;
-	cmd->events[CFQ_EV_AHEAD]++;
-	/* Pairs with the xchg() in cfq_dispatch_request(). */
-	smp_store_release(&cmd->ahead, rq);
+	for (i = 0; i < CFQ_AHEAD_SLOTS && cmd->nr_queued; i++) {
+		if (cmd->in_driver >= cfq_hw_depth(cmd))
+			return;
+		rq = cfq_dispatch(cmd, now);
+		if (!rq)
+			return;
+		cmd->events[CFQ_EV_AHEAD]++;
+		/* Pairs with the xchg() in cfq_take_ahead(). */
+		smp_store_release(&cmd->ahead[i], rq);
+	}
 }
 
 /*
@@ -1530,7 +1570,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	hrtimer_cancel(&cmd->idle_timer);
 
 	spin_lock_irq(&cmd->lock);
-	WARN(cmd->nr_queued || cmd->in_driver || cmd->ahead ||
+	WARN(cmd->nr_queued || cmd->in_driver || cfq_has_ahead(cmd) ||
 	     !list_empty(&cmd->dispatch) ||
 	     atomic_read(&cmd->root.tags_held) ||
 	     atomic_read(&cmd->root.tags_pending),

@@ -38,10 +38,10 @@
  *   the lock (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch
  *   attempt.  bio_merge() reads cmd->nr_queued too; a stale zero costs a
  *   merge.
- * - cmd->ahead, a request already dispatched by an insert, is set under
- *   cmd->lock (smp_store_release(), only while it is NULL) and taken
- *   without it by dispatch_request (xchg()), so the insert's dispatch
- *   takes no lock.
+ * - cmd->ahead[], requests already dispatched by an insert, are set under
+ *   cmd->lock (smp_store_release(), only while every slot is NULL) and
+ *   taken without it by dispatch_request (xchg()), so the queue run that
+ *   follows takes no lock.
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
  *   cfq_data reads it into its entities when it is created and when a
  *   turn starts on its path, so a change takes effect then.
@@ -104,6 +104,13 @@
 #define CFQ_WEIGHT_PER_IOPRIO		25
 /* The level of a task without an I/O priority of its own (nice 0). */
 #define CFQ_LEVEL_DEFAULT		4
+
+/*
+ * Requests an insert may dispatch for the queue run that follows it: the
+ * one the run takes, and a second so that, where nothing else may go, the
+ * run finds the scheduler waiting instead of taking the lock to learn it.
+ */
+#define CFQ_AHEAD_SLOTS			2
 
 /* Directions, for statistics. */
 enum cfq_dir {
@@ -200,7 +207,7 @@ enum cfq_event {
 	CFQ_EV_FILL_QUEUE,	/* free slots filled by another queue ... */
 	CFQ_EV_FILL_GROUP,	/* ... or by another group */
 	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
-	CFQ_EV_AHEAD,		/* requests chosen at insert (cmd->ahead) */
+	CFQ_EV_AHEAD,		/* requests chosen at insert (cmd->ahead[]) */
 	CFQ_NR_EVENTS,
 };
 
@@ -379,7 +386,8 @@ struct cfq_meta_data {
 
 	unsigned int		nr_queued;	/* in the scheduler; has_work */
 	bool			waiting;	/* has_work: wait for an event */
-	struct request		*ahead;		/* dispatched at insert */
+	/* dispatched at insert, taken in order */
+	struct request		*ahead[CFQ_AHEAD_SLOTS];
 	unsigned int		in_driver;
 	unsigned int		sync_in_driver;
 	unsigned int		nonidle_in_driver;
