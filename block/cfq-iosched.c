@@ -1049,6 +1049,41 @@ static void cfq_completion_idle(struct cfq_meta_data *cmd,
 }
 
 /*
+ * A completion may end a wait (cfq_end_wait()).  In I/O-count mode, with
+ * the device not full, the dispatch the kick would start is made here
+ * instead, under this hold of the lock, as at insert: a request found
+ * goes to cmd->ahead[] and one hardware queue is run to take it (*@one);
+ * none found leaves the scheduler waiting, and nothing is run only to
+ * learn that (a queue over its share beside a reader, at every one of
+ * the reader's completions).  Otherwise all hardware queues are run if
+ * the wait ended (the return value).
+ */
+static bool cfq_completion_kick(struct cfq_meta_data *cmd, u64 now,
+				bool *one)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	*one = false;
+	if (!cmd->waiting || !cmd->nr_queued)
+		return false;
+	if (!cfq_iops_mode(cmd) || cfq_has_ahead(cmd) ||
+	    cmd->in_driver >= cfq_hw_depth(cmd))
+		return cfq_end_wait(cmd);
+	WRITE_ONCE(cmd->waiting, false);
+	cfq_dispatch_ahead(cmd, now);
+	if (cfq_has_ahead(cmd)) {
+		cmd->events[CFQ_EV_KICK]++;
+		*one = true;
+		return false;
+	}
+	if (cmd->waiting)
+		return false;
+	/* cfq_dispatch() could not wait (it warned): run the queues. */
+	cmd->events[CFQ_EV_KICK]++;
+	return true;
+}
+
+/*
  * A request of @cfqd left the driver for good (completed, or requeued
  * past us): a removed group with nothing left is let go now.
  */
@@ -1072,7 +1107,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	bool write = op_is_write(req_op(rq));
 	struct cfq_data *cfqd;
 	unsigned long flags;
-	bool kick;
+	bool kick, one;
 	u64 service, charge;
 
 	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
@@ -1117,10 +1152,12 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);
 	cfq_group_left(cmd, cfqd, now);
-	kick = cfq_end_wait(cmd);
+	kick = cfq_completion_kick(cmd, now, &one);
 	spin_unlock_irqrestore(&cmd->lock, flags);
 
-	if (kick)
+	if (one)
+		blk_mq_run_hw_queue(rq->mq_hctx, true);
+	else if (kick)
 		blk_mq_run_hw_queues(cmd->queue, true);
 }
 

@@ -38,9 +38,10 @@
  *   the lock (READ_ONCE/WRITE_ONCE); a stale answer costs one dispatch
  *   attempt.  bio_merge() reads cmd->nr_queued too; a stale zero costs a
  *   merge.
- * - cmd->ahead[], requests already dispatched by an insert, are set under
- *   cmd->lock (smp_store_release(), only while every slot is NULL) and
- *   taken without it by dispatch_request (xchg()), so the queue run that
+ * - cmd->ahead[], requests already dispatched by an insert or by a
+ *   completion that ended a wait, are set under cmd->lock
+ *   (smp_store_release(), only while every slot is NULL) and taken
+ *   without it by dispatch_request (xchg()), so the queue run that
  *   follows takes no lock.
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
  *   cfq_data reads it into its entities when it is created and when a
@@ -207,7 +208,7 @@ enum cfq_event {
 	CFQ_EV_FILL_QUEUE,	/* free slots filled by another queue ... */
 	CFQ_EV_FILL_GROUP,	/* ... or by another group */
 	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
-	CFQ_EV_AHEAD,		/* requests chosen at insert (cmd->ahead[]) */
+	CFQ_EV_AHEAD,		/* chosen at insert or completion (ahead[]) */
 	CFQ_NR_EVENTS,
 };
 
