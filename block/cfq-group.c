@@ -957,6 +957,17 @@ static __always_inline bool cfq_group_should_idle(struct cfq_meta_data *cmd,
 	       !(cfq_equal_noidle(cmd) && cfq_group_among_equals(cmd, cfqd));
 }
 
+/*
+ * A served group with nothing queued keeps its turn while its sync
+ * requests in the driver may bring more (their completion arms group
+ * idling) or group idling runs.
+ */
+static bool cfq_group_holds(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
+{
+	return !cfqd->nr_queued && cfq_group_should_idle(cmd, cfqd) &&
+	       (cfqd->sync_in_driver || cmd->idling == CFQ_IDLE_GROUP);
+}
+
 /* The group whose own queues come first below @e, or NULL (IDLE only). */
 static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
 {

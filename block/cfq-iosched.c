@@ -357,17 +357,6 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 }
 
 /*
- * A served group with nothing queued keeps its turn while its sync
- * requests in the driver may bring more (their completion arms group
- * idling) or group idling runs.
- */
-static bool cfq_group_holds(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
-{
-	return !cfqd->nr_queued && cfq_group_should_idle(cmd, cfqd) &&
-	       (cfqd->sync_in_driver || cmd->idling == CFQ_IDLE_GROUP);
-}
-
-/*
  * The dispatch decision.  Serve the at-head list first; then the active
  * group's chosen queue until the group's turn is over, it runs dry (after
  * group idling), or it must wait.  Bounded: each pass either returns or

@@ -768,6 +768,15 @@ static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
 				return CFQ_WAIT;
 			}
 		}
+		/*
+		 * Not idled for, but the group, with nothing else queued, is
+		 * held (for its requests in the driver, or by group idling):
+		 * where service is counted in requests, expiring the queue
+		 * would only have it start a new slice at its next request,
+		 * for a task alone in its group once per request.
+		 */
+		if (cfq_iops_mode(cmd) && cfq_group_holds(cmd, cfqd))
+			return CFQ_WAIT;
 expire:
 		cfq_slice_expired(cmd, cfqd, now);
 	}
