@@ -13,7 +13,7 @@ pytestmark = pytest.mark.vm
 # Guest tests (tests/guest/t/NAME.sh or NAME.py) run in one boot, in this
 # order.
 GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
-               'cfq-hwqueues', 'cfq-prio', 'cfq-dd', 'cfq-switch',
+               'cfq-hwqueues', 'cfq-runs', 'cfq-prio', 'cfq-dd', 'cfq-switch',
                'cfq-cgroup-files', 'cfq-groups', 'cfq-move-idle', 'cfq-reap',
                'cfq-v2', 'cfq-tags', 'bfq-dying-blkgs', 'udev-rule']
 # The emulated 7200 rpm disk (issue 18; NAME@hdd-q1 runs NAME on it) is a

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# Queue runs that find nothing to do.  Each costs a lock round trip, and
+# one started by a completion a kblockd wake-up per hardware queue.  On a
+# non-rotational device with two hardware queues (null_blk, 0.2 ms per
+# I/O, depth 32 each), with readers of 1 MiB direct reads (fio):
+# - two readers in one group at ionice 0 and 7.  The level-7 one is over
+#   its share most of the time.  The level-0 reader's requests, chosen at
+#   insert, must not each be followed by a dispatch that takes the lock
+#   and finds nothing: dispatch_none is at most a quarter of
+#   dispatch_ahead (it was about as many before the insert's second
+#   choice and the completion's choice);
+# - a reader alone in a cfq.ioprio 0 group beside one in a 7 group.  Its
+#   queue keeps its slice while the group is held for it: slice_expire is
+#   at most a tenth of dispatch_ahead (it was one per request before).
+# Both pairs keep their shares: 81.8/18.2 and 88.9/11.1 within 3 points.
+. "$TESTDIR/lib.sh"
+
+nullb_create runstest irqmode=2 completion_nsec=200000 hw_queue_depth=32 \
+	submit_queues=2 size=16384
+q=/sys/block/runstest/queue
+echo 0 >$q/rotational
+echo cfq >$q/scheduler
+ev=/sys/kernel/debug/block/runstest/sched/events
+event() { awk -v n="$1" '$1 == n { print $2 }' "$ev"; }
+cg=/dev/cgroup
+if ! grep -q "^cfq $cg cgroup" /proc/mounts; then
+	mkdir -p $cg
+	mount -t cgroup -o cfq cfq $cg || fail "mount -o cfq"
+fi
+for g in runs0 runs7 runsboth; do
+	mkdir -p $cg/$g || fail "mkdir $g"
+done
+echo 0 >$cg/runs0/cfq.ioprio
+echo 7 >$cg/runs7/cfq.ioprio
+
+# reader GROUP LEVEL OFFSET_MB: 1 MiB direct reads with fio in GROUP at BE
+# LEVEL for 3 s after a second's ramp; its KiB read in /tmp/runs.GROUP.LEVEL
+# (terse field 6).
+reader() {
+	sh -c "echo \$\$ >$cg/$1/tasks && exec ionice -c 2 -n $2 fio \
+		--name=r --filename=/dev/runstest --direct=1 --rw=read \
+		--bs=1M --ioengine=psync --offset=${3}M --size=4G \
+		--time_based --ramp_time=1 --runtime=3 --output-format=terse \
+		--eta=never" >/tmp/runs.$1.$2 || fail "fio in $1 at $2"
+}
+# pair G1 L1 G2 L2: both readers at once; prints the KiB each read.
+pair() {
+	reader "$1" "$2" 0 &
+	reader "$3" "$4" 8192 &
+	wait
+	echo "$(cut -d';' -f6 /tmp/runs.$1.$2) $(cut -d';' -f6 /tmp/runs.$3.$4)"
+}
+# share A B TARGET WHAT: A's share of A + B within 3 points of TARGET.
+share() {
+	local s
+	s=$(echo "scale=1; 100 * $1 / ($1 + $2)" | bc)
+	echo "$4: $s % for $3"
+	[ "$(echo "d = $s - $3; d <= 3 && d >= -3" | bc)" = 1 ] ||
+		fail "$4: $s % is not within 3 points of $3"
+}
+
+n0=$(event dispatch_none) a0=$(event dispatch_ahead)
+read -r a b <<<"$(pair runsboth 0 runsboth 7)"
+n=$(($(event dispatch_none) - n0)) ah=$(($(event dispatch_ahead) - a0))
+share "$a" "$b" 81.8 "level 0 beside level 7"
+[ "$ah" -ge 1000 ] || { cat "$ev"; fail "only $ah chosen at insert"; }
+[ $((4 * n)) -le "$ah" ] ||
+	{ cat "$ev"; fail "$n runs found nothing, for $ah chosen at insert"; }
+echo "ok: $n runs found nothing, for $ah chosen at insert"
+
+s0=$(event slice_expire) a0=$(event dispatch_ahead)
+read -r a b <<<"$(pair runs0 7 runs7 0)"
+s=$(($(event slice_expire) - s0)) ah=$(($(event dispatch_ahead) - a0))
+share "$a" "$b" 88.9 "group 0 beside group 7"
+[ "$ah" -ge 1000 ] || { cat "$ev"; fail "only $ah chosen at insert"; }
+[ $((10 * s)) -le "$ah" ] ||
+	{ cat "$ev"; fail "$s slices expired, for $ah chosen at insert"; }
+echo "ok: $s slices expired, for $ah chosen at insert"
+
+for g in runs0 runs7 runsboth; do
+	rmdir $cg/$g
+done
+echo none >$q/scheduler
+nullb_remove runstest
