@@ -984,11 +984,16 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
  * next requests; half of them if the slot is @spare (see cfq_fill()), as
  * the served group has none in use.  And, unless the slot is spare, only
  * if @e's key, with @g's requests in the driver and this one charged in
- * advance, is not after @a's: @e then never gets ahead of its share.
+ * advance, is not after @a's with the served group's @served requests in
+ * the driver charged in advance too: @e then never gets ahead of its
+ * share.  Both sides count what they have in the driver, which completes
+ * and is charged whatever happens: a light group served with its
+ * requests just sent does not keep a heavier one waiting until the first
+ * of them completes.
  */
 static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 				struct cfq_data *g, unsigned int depth,
-				bool spare)
+				unsigned int served, bool spare)
 {
 	unsigned int cap = depth * e->weight / (e->weight + a->weight);
 	u64 key;
@@ -1002,7 +1007,10 @@ static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 	key = e->vdisktime +
 	      cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
 			       e->weight);
-	return !cfq_vtime_before(a->vdisktime, key);
+	return !cfq_vtime_before(a->vdisktime +
+				 cfq_vtime_charge((u64)served *
+						  CFQ_IOPS_CHARGE_NS,
+						  a->weight), key);
 }
 
 /*
@@ -1016,6 +1024,7 @@ static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 					    unsigned int depth, bool spare)
 {
 	struct cfq_entity *a = cmd->root.sched.active, *e;
+	unsigned int served = cmd->active ? cmd->active->in_driver : 0;
 	struct cfq_data *g;
 
 	lockdep_assert_held(&cmd->lock);
@@ -1023,7 +1032,7 @@ static struct cfq_data *cfq_group_fill_pick(struct cfq_meta_data *cmd,
 	for (; a; a = cfq_entity_is_self(a) ? NULL : a->cfqd->sched.active) {
 		e = cfq_st_first(&cfq_entity_sched(a)->tree);
 		g = cfq_entity_first_group(e);
-		if (g && cfq_entity_may_fill(e, a, g, depth, spare))
+		if (g && cfq_entity_may_fill(e, a, g, depth, served, spare))
 			return g;
 	}
 	return NULL;

@@ -649,8 +649,9 @@ static void cfq_test_turn_budget_seeks(struct kunit *test)
  * A free slot goes to a waiting group only while that keeps it within its
  * share: A (200) served, B (25) waiting.  A B request is charged 4 ms of
  * B's key (1 ms at weight 25), so B may fill while its key, with its
- * requests in the driver and the next one, stays at or before A's; and B
- * holds at most its weight's part of the device's 8 slots, at least 1.
+ * requests in the driver and the next one, stays at or before A's with
+ * A's requests in the driver (0.5 ms each); and B holds at most its
+ * weight's part of the device's 8 slots, at least 1.
  * In a tree, the served path's own level comes first: with A { A1, A2 }
  * and A1 served, A2 may fill beside it, and B is looked at first, at the
  * top, as the first waiting entity there.
@@ -682,6 +683,9 @@ static void cfq_test_fill_pick(struct kunit *test)
 	b->ent.vdisktime = a->ent.vdisktime;
 	cfq_group_charge(cmd, a, 6 * ms, false);	/* A's key +3 ms */
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	a->in_driver = 2;			/* +1 ms when they complete */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
+	a->in_driver = 0;
 	cfq_group_charge(cmd, a, 2 * ms, false);	/* +4 ms: B may */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
 	b->in_driver = 1;			/* its next would be 8 ms */
