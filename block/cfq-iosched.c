@@ -737,6 +737,16 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 }
 
 /*
+ * May a choice be made now for the queue run to come (cmd->ahead[])?  In
+ * I/O-count mode, with the slots empty and the device not full.
+ */
+static bool cfq_may_choose_ahead(struct cfq_meta_data *cmd)
+{
+	return cfq_iops_mode(cmd) && !cfq_has_ahead(cmd) &&
+	       cmd->in_driver < cfq_hw_depth(cmd);
+}
+
+/*
  * The dispatches that follow an insert, done under the insert's hold of
  * the lock: blk-mq runs the hardware queue right after inserting, and its
  * dispatch_request then takes the requests from cmd->ahead[] without the
@@ -758,7 +768,7 @@ static void cfq_dispatch_ahead(struct cfq_meta_data *cmd, u64 now)
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (!now || !cfq_iops_mode(cmd) || cfq_has_ahead(cmd))
+	if (!now || !cfq_may_choose_ahead(cmd))
 		return;
 	for (i = 0; i < CFQ_AHEAD_SLOTS && cmd->nr_queued; i++) {
 		if (cmd->in_driver >= cfq_hw_depth(cmd))
@@ -1055,8 +1065,7 @@ static bool cfq_completion_kick(struct cfq_meta_data *cmd, u64 now,
 	*one = false;
 	if (!cmd->waiting || !cmd->nr_queued)
 		return false;
-	if (!cfq_iops_mode(cmd) || cfq_has_ahead(cmd) ||
-	    cmd->in_driver >= cfq_hw_depth(cmd))
+	if (!cfq_may_choose_ahead(cmd))
 		return cfq_end_wait(cmd);
 	WRITE_ONCE(cmd->waiting, false);
 	cfq_dispatch_ahead(cmd, now);
