@@ -59,23 +59,23 @@ share() {
 		fail "$4: $s % is not within 3 points of $3"
 }
 
-n0=$(event dispatch_none) a0=$(event dispatch_ahead)
-read -r a b <<<"$(pair runsboth 0 runsboth 7)"
-n=$(($(event dispatch_none) - n0)) ah=$(($(event dispatch_ahead) - a0))
-share "$a" "$b" 81.8 "level 0 beside level 7"
-[ "$ah" -ge 1000 ] || { cat "$ev"; fail "only $ah chosen at insert"; }
-[ $((4 * n)) -le "$ah" ] ||
-	{ cat "$ev"; fail "$n runs found nothing, for $ah chosen at insert"; }
-echo "ok: $n runs found nothing, for $ah chosen at insert"
+# runs EVENT PART G1 L1 G2 L2 TARGET WHAT: the pair WHAT, G1's share within
+# 3 points of TARGET, and EVENT counted at most once for every PART
+# requests chosen at insert.
+runs() {
+	local e0 a0 a b e ah
+	e0=$(event "$1") a0=$(event dispatch_ahead)
+	read -r a b <<<"$(pair "$3" "$4" "$5" "$6")"
+	e=$(($(event "$1") - e0)) ah=$(($(event dispatch_ahead) - a0))
+	share "$a" "$b" "$7" "$8"
+	[ "$ah" -ge 1000 ] || { cat "$ev"; fail "$8: only $ah chosen at insert"; }
+	[ $(($2 * e)) -le "$ah" ] ||
+		{ cat "$ev"; fail "$8: $e $1, for $ah chosen at insert"; }
+	echo "ok: $8: $e $1, for $ah chosen at insert"
+}
 
-s0=$(event slice_expire) a0=$(event dispatch_ahead)
-read -r a b <<<"$(pair runs0 7 runs7 0)"
-s=$(($(event slice_expire) - s0)) ah=$(($(event dispatch_ahead) - a0))
-share "$a" "$b" 88.9 "group 0 beside group 7"
-[ "$ah" -ge 1000 ] || { cat "$ev"; fail "only $ah chosen at insert"; }
-[ $((10 * s)) -le "$ah" ] ||
-	{ cat "$ev"; fail "$s slices expired, for $ah chosen at insert"; }
-echo "ok: $s slices expired, for $ah chosen at insert"
+runs dispatch_none 4 runsboth 0 runsboth 7 81.8 "level 0 beside level 7"
+runs slice_expire 10 runs0 7 runs7 0 88.9 "group 0 beside group 7"
 
 for g in runs0 runs7 runsboth; do
 	rmdir $cg/$g
