@@ -47,6 +47,7 @@ class Device:
         self.server = None	# the emulated disk's process
         self.trace = None	# and its per-request trace
         self.tmp_store = None	# and a store file of its own
+        self.prof = None	# the profile it was made from
 
     def queue(self, attr):
         return f'/sys/block/{self.disk}/queue/{attr}'
@@ -232,12 +233,15 @@ def make_device(name, prof, trace=None):
     """The profile's device; an emulated disk writes its per-request
     trace to @trace if given."""
     if prof['kind'] == 'null_blk':
-        return make_null_blk(name, prof)
-    if prof['kind'] == 'scsi_debug':
-        return make_scsi_debug(prof)
-    if prof['kind'] == 'hdd':
-        return make_hdd(prof, trace=trace)
-    raise ValueError(f'unknown device kind {prof["kind"]}')
+        dev = make_null_blk(name, prof)
+    elif prof['kind'] == 'scsi_debug':
+        dev = make_scsi_debug(prof)
+    elif prof['kind'] == 'hdd':
+        dev = make_hdd(prof, trace=trace)
+    else:
+        raise ValueError(f'unknown device kind {prof["kind"]}')
+    dev.prof = prof
+    return dev
 
 
 # ---------------------------------------------------------------------

@@ -54,13 +54,16 @@ def plan(args):
     all_peers = experiments.load_toml('peers.toml')
     peers = args.peer or experiments.default_peers(all_peers)
     runs = 0
+    startup = 0	# seconds fio takes to start workers, all measurements
     append = []
     for c in cases:
         for p in c.profiles:
             if args.profile and p not in args.profile:
                 continue
-            runs += len([q for q in peers if not c.peers or q in c.peers]
-                        ) * args.runs
+            n = len([q for q in peers if not c.peers or q in c.peers]
+                    ) * args.runs
+            runs += n
+            startup += n * c.startup_allowance()
             if profiles[p]['kind'] == 'hdd':
                 build_hdd()
             if profiles[p]['kind'] == 'scsi_debug':
@@ -70,7 +73,7 @@ def plan(args):
                                      'scsi_debug boot parameters than the '
                                      'others chosen; run it on its own')
                 append = args_p
-    return cases, runs, append
+    return cases, runs, append, startup
 
 
 def guest_command(args):
@@ -114,11 +117,11 @@ def main(argv=None):
                     'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)
 
-    _, nruns, append = plan(args)
+    _, nruns, append, startup = plan(args)
     if not nruns:
         print('bench: nothing to run', file=sys.stderr)
         return 1
-    timeout = 120 + nruns * (args.runtime + OVERHEAD_S) * 2
+    timeout = 120 + (nruns * (args.runtime + OVERHEAD_S) + startup) * 2
     if args.icount:
         timeout *= ICOUNT_SLOWDOWN
     print(f'bench: {nruns} measurements of {args.runtime}s '

@@ -31,6 +31,8 @@ TASK_DEFAULTS = {'bs': '4k', 'class': None, 'level': None, 'direct': True,
 RW = {'read', 'write', 'randread', 'randwrite', 'rw', 'randrw'}
 CLASSES = {'rt', 'be', 'idle'}
 IONICE = re.compile(r'-c[123]( -n[0-7])?')
+# Milliseconds fio takes to start a worker under TCG (Case.startup_allowance).
+STARTUP_MS_PER_PROC = 40
 
 
 @dataclass
@@ -153,6 +155,13 @@ class Case:
 
     def nprocs(self):
         return sum(t.n for g in self.groups for t in g.tasks)
+
+    def startup_allowance(self):
+        """Seconds fio gets on top of the runtime to start its workers:
+        under TCG, 300 workers took 5 s to exist on the depth-1 disk, and
+        more than 7.5 s on d32, where the first workers' I/O keeps both
+        vCPUs busy while fio forks the rest (see also hold_workers)."""
+        return 1 + self.nprocs() * STARTUP_MS_PER_PROC // 1000
 
     def needs(self):
         """The cases of the experiment the report compares this one with
