@@ -4,9 +4,12 @@
 # 4 KiB readers on an instant-completion null_blk (7-cpu-cost's device),
 # between two sync(2) calls, which the insn-profile plugin takes as
 # marks.  cfq's readers run in a group of their own (cfq.ioprio 4), as
-# in 7-cpu-cost.  Prints each window's I/O count.
+# in 7-cpu-cost, or with NGROUPS > 1 spread over that many groups of that
+# priority, one fio each (turns between equal groups).  Prints each
+# window's I/O count.
 set -euo pipefail
 NJOBS=${NJOBS:-1}
+NGROUPS=${NGROUPS:-1}
 RUNTIME=${RUNTIME:-3}
 out=${RESULTS:-/tmp/results}
 dev=insnprof
@@ -24,8 +27,10 @@ done
 echo 0 >/sys/block/$dev/queue/rotational
 mkdir -p /dev/cgroup
 mount -t cgroup -o cfq cfq /dev/cgroup
-mkdir /dev/cgroup/g
-echo 4 >/dev/cgroup/g/cfq.ioprio
+for g in $(seq "$NGROUPS"); do
+	mkdir /dev/cgroup/g$g
+	echo 4 >/dev/cgroup/g$g/cfq.ioprio
+done
 
 window=0
 for sched in "$@"; do
@@ -33,12 +38,15 @@ for sched in "$@"; do
 	[ "$sched" = none ] || echo 512 >/sys/block/$dev/queue/nr_requests
 	# One warm-up run: caches, the group's state, fio's own start-up.
 	for pass in warm measured; do
-		sh -c 'echo $$ >/dev/cgroup/g/tasks; exec "$@"' sh \
-			fio --name=r --filename=/dev/$dev --direct=1 \
-			--rw=randread --bs=4k --ioengine=psync \
-			--numjobs="$NJOBS" --time_based --runtime="$RUNTIME" \
-			--group_reporting --output-format=terse --eta=never \
-			>"$out/fio.$sched.$pass" &
+		for g in $(seq "$NGROUPS"); do
+			sh -c 'echo $$ >"$0"; exec "$@"' /dev/cgroup/g$g/tasks \
+				fio --name=r --filename=/dev/$dev --direct=1 \
+				--rw=randread --bs=4k --ioengine=psync \
+				--numjobs="$((NJOBS / NGROUPS))" --time_based \
+				--runtime="$RUNTIME" --group_reporting \
+				--output-format=terse --eta=never \
+				>"$out/fio.$sched.$pass.g$g" &
+		done
 		# Mark once fio's workers run, and again before they stop.
 		sleep 1
 		[ $pass = warm ] || { sync; window=$((window + 1)); }

@@ -6,7 +6,7 @@
 # plugin counts what each function runs between marks.
 #
 #   tests/tools/insn-profile/insn-profile.sh [-k BZIMAGE] [-n NJOBS] \
-#       [-t TOP] [-d PREFIX] SCHED...
+#       [-g NGROUPS] [-t TOP] [-d PREFIX] SCHED...
 #
 # Prints, for each scheduler, the instructions per I/O of the whole
 # system and of the TOP costliest functions (inlined helpers count in
@@ -21,15 +21,17 @@ set -euo pipefail
 
 kernel=$CACHE/build/lean/arch/x86/boot/bzImage
 njobs=1
+ngroups=1
 top=40
 detail=
-while getopts k:n:t:d: opt; do
+while getopts k:n:g:t:d: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) njobs=$OPTARG ;;
+	g) ngroups=$OPTARG ;;
 	t) top=$OPTARG ;;
 	d) detail=$OPTARG ;;
-	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-t TOP] [-d PREFIX] SCHED..." ;;
+	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS] [-t TOP] [-d PREFIX] SCHED..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -51,7 +53,7 @@ cd "$REPO/tests"
 "$PY" -m harness.vm --kernel "$kernel" --results "$res" --cpus 1 \
 	--icount --timeout 900 \
 	--plugin "$plugin,map=$map,out=$res/profile.txt,top=400${detail:+,detail=$detail}" \
-	-- NJOBS="$njobs" bash tests/tools/insn-profile/guest.sh "$@" >&2
+	-- NJOBS="$njobs" NGROUPS="$ngroups" bash tests/tools/insn-profile/guest.sh "$@" >&2
 
 "$PY" - "$res/job.log" "$res/profile.txt" "$top" "$build/vmlinux" <<'EOF'
 import collections
