@@ -160,7 +160,8 @@ class Case:
         """Seconds fio gets on top of the runtime to start its workers:
         under TCG, 300 workers took 5 s to exist on the depth-1 disk, and
         more than 7.5 s on d32, where the first workers' I/O keeps both
-        vCPUs busy while fio forks the rest (see also hold_workers)."""
+        vCPUs busy while fio forks the rest (see also the profiles'
+        fork_first, guest/bench.py)."""
         return 1 + self.nprocs() * STARTUP_MS_PER_PROC // 1000
 
     def needs(self):
