@@ -207,7 +207,7 @@ def run_once(doc, c, peer, runtime, out):
     joins = bench.setup_cgroups(case, peer, doc['controllers'])
     loops = c.get('_loops', [])
     procs = []
-    fio_runtime = runtime + 2 * SETTLE_S + bench.startup_allowance(case) + 2
+    fio_runtime = runtime + 2 * SETTLE_S + case.startup_allowance() + 2
     try:
         for gi, g in enumerate(c['groups']):
             path = f'{WORK}/g{gi}.fio'

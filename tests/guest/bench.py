@@ -167,16 +167,10 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir,
     return '\n'.join(lines)
 
 
-def startup_allowance(case):
-    """Seconds fio gets on top of the runtime to start its workers
-    (Case.startup_allowance())."""
-    return case.startup_allowance()
-
-
 def run_once(case, dev, peer_name, peer, runtime, out):
     """One measurement: all groups backlogged for `runtime` seconds,
     after every worker has started."""
-    fio_runtime = runtime + startup_allowance(case)
+    fio_runtime = runtime + case.startup_allowance()
     logdir = f'{WORK}/logs'
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)

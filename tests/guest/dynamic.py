@@ -50,7 +50,7 @@ class Group:
         target = self.dev.targets[0]
         size = self.dev.size_bytes(target) // len(self.case.groups) >> 20 << 20
         runtime = int(self.t_end - now + 2 +
-                      bench.startup_allowance(self.case))
+                      self.case.startup_allowance())
         job = bench.fio_jobfile(self.case, self.gi, target, self.gi * size,
                                 size, runtime, self.logdir)
         path = f'{WORK}/g{self.gi}.fio'
@@ -125,11 +125,11 @@ def run_once(case, dev, peer_name, peer, out):
     dev.set_scheduler(peer['elevator'], peer.get('iosched'))
     joins = bench.setup_cgroups(case, peer)
     # t0 is not known before the first groups run: their fio gets the
-    # start-up it usually needs (bench.startup_allowance()) on top of the
+    # start-up it usually needs (Case.startup_allowance()) on top of the
     # duration, and the run fails if one of them ends before the case.
     first = [gi for gi in range(len(case.groups)) if case.start_at(gi) == 0]
-    slack = 30 + bench.startup_allowance(case)
-    t_end_guess = (time.time() + bench.startup_allowance(case) + SETTLE_S +
+    slack = 30 + case.startup_allowance()
+    t_end_guess = (time.time() + case.startup_allowance() + SETTLE_S +
                    2 + case.duration)
     groups = [Group(case, gi, dev, peer, joins[gi], logdir, out, t_end_guess)
               for gi in range(len(case.groups))]
