@@ -36,6 +36,9 @@ while getopts k:n:g:t:d: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "name one or more schedulers"
+[ "$ngroups" -ge 1 ] && [ $((njobs % ngroups)) -eq 0 ] &&
+	[ "$njobs" -ge "$ngroups" ] ||
+	die "-n $njobs readers cannot be spread evenly over -g $ngroups groups"
 build=$(realpath "$(dirname "$kernel")/../../..")
 map=$build/System.map
 [ -f "$map" ] || die "no System.map at $map"
