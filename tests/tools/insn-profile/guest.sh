@@ -5,11 +5,15 @@
 # between two sync(2) calls, which the insn-profile plugin takes as
 # marks.  cfq's readers run in a group of their own (cfq.ioprio 4), as
 # in 7-cpu-cost, or with NGROUPS > 1 spread over that many groups of that
-# priority, one fio each (turns between equal groups).  Prints each
-# window's I/O count.
+# priority, one fio each (turns between equal groups); PRIOS, comma-
+# separated, gives each group's priority instead.  Prints each
+# window's I/O count.  NULLB, KEY=VALUE words separated by commas,
+# overrides the device's null_blk settings.
 set -euo pipefail
 NJOBS=${NJOBS:-1}
 NGROUPS=${NGROUPS:-1}
+NULLB=${NULLB:-}
+IFS=, read -ra prios <<<"${PRIOS:-}"
 RUNTIME=${RUNTIME:-3}
 out=${RESULTS:-/tmp/results}
 dev=insnprof
@@ -17,7 +21,7 @@ cfs=/sys/kernel/config/nullb/$dev
 
 mkdir "$cfs"
 for kv in queue_mode=2 irqmode=0 completion_nsec=0 hw_queue_depth=64 \
-	  size=16384 memory_backed=0 power=1; do
+	  size=16384 memory_backed=0 ${NULLB//,/ } power=1; do
 	echo "${kv#*=}" >"$cfs/${kv%%=*}"
 done
 for _ in $(seq 100); do
@@ -29,7 +33,7 @@ mkdir -p /dev/cgroup
 mount -t cgroup -o cfq cfq /dev/cgroup
 for g in $(seq "$NGROUPS"); do
 	mkdir /dev/cgroup/g$g
-	echo 4 >/dev/cgroup/g$g/cfq.ioprio
+	echo "${prios[g - 1]:-4}" >/dev/cgroup/g$g/cfq.ioprio
 done
 
 window=0

@@ -6,12 +6,19 @@
 # plugin counts what each function runs between marks.
 #
 #   tests/tools/insn-profile/insn-profile.sh [-k BZIMAGE] [-n NJOBS] \
-#       [-g NGROUPS] [-t TOP] [-d PREFIX] SCHED...
+#       [-g NGROUPS | -p PRIOS] [-b NULLB] [-t TOP] [-d PREFIX] SCHED...
 #
 # Prints, for each scheduler, the instructions per I/O of the whole
 # system and of the TOP costliest functions (inlined helpers count in
 # their caller).  The kernel's System.map is taken from beside BZIMAGE's
-# build directory (default: the lean test kernel).  With -d PREFIX, also
+# build directory (default: the lean test kernel).
+#
+# -g N spreads the readers over N groups of priority 4; -p gives the
+# groups' cfq.ioprio instead, one per group (-p 0,4,7: the seed
+# experiments' three groups).  -b takes null_blk settings, configfs
+# KEY=VALUE words, that replace the instant device's: -b "irqmode=2
+# completion_nsec=200000 hw_queue_depth=32 submit_queues=2" is d32-mq
+# (its timer runs on the instruction clock too).  With -d PREFIX, also
 # the TOP costliest source lines of the functions named PREFIX*, each
 # block of code counted at its first instruction's line, innermost
 # inlined function first: that needs the object built with -g, e.g.
@@ -22,20 +29,36 @@ set -euo pipefail
 kernel=$CACHE/build/lean/arch/x86/boot/bzImage
 njobs=1
 ngroups=1
+prios=
+nullb=
 top=40
 detail=
-while getopts k:n:g:t:d: opt; do
+while getopts k:n:g:p:b:t:d: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) njobs=$OPTARG ;;
 	g) ngroups=$OPTARG ;;
+	p) prios=$OPTARG ;;
+	b) nullb=$OPTARG ;;
 	t) top=$OPTARG ;;
 	d) detail=$OPTARG ;;
-	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS] [-t TOP] [-d PREFIX] SCHED..." ;;
+	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS | -p PRIOS] [-b NULLB] [-t TOP] [-d PREFIX] SCHED..." ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "name one or more schedulers"
+if [ -n "$prios" ]; then
+	case $prios in
+	*[!0-7,]* | ,* | *, | *,,*)
+		die "-p takes priorities 0-7 separated by commas: '$prios'" ;;
+	esac
+	IFS=, read -ra plist <<<"$prios"
+	ngroups=${#plist[@]}
+fi
+for kv in $nullb; do
+	[[ $kv =~ ^[a-z_]+=[a-z0-9_]+$ ]] ||
+		die "-b takes null_blk KEY=VALUE words: '$kv'"
+done
 [ "$ngroups" -ge 1 ] && [ $((njobs % ngroups)) -eq 0 ] &&
 	[ "$njobs" -ge "$ngroups" ] ||
 	die "-n $njobs readers cannot be spread evenly over -g $ngroups groups"
@@ -56,7 +79,8 @@ cd "$REPO/tests"
 "$PY" -m harness.vm --kernel "$kernel" --results "$res" --cpus 1 \
 	--icount --timeout 900 \
 	--plugin "$plugin,map=$map,out=$res/profile.txt,top=400${detail:+,detail=$detail}" \
-	-- NJOBS="$njobs" NGROUPS="$ngroups" bash tests/tools/insn-profile/guest.sh "$@" >&2
+	-- NJOBS="$njobs" NGROUPS="$ngroups" PRIOS="$prios" \
+	NULLB="${nullb// /,}" bash tests/tools/insn-profile/guest.sh "$@" >&2
 
 "$PY" - "$res/job.log" "$res/profile.txt" "$top" "$build/vmlinux" <<'EOF'
 import collections
