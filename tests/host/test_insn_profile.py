@@ -31,6 +31,8 @@ def run(tmp_path, *args):
     (['-b', 'irqmode', 'cfq'], "KEY=VALUE words: 'irqmode'"),
     (['-b', 'irqmode=2 x;y=1', 'cfq'], "KEY=VALUE words: 'x;y=1'"),
     (['-b', 'a=$(id)', 'cfq'], 'KEY=VALUE words'),
+    (['-r', '0', 'cfq'], "'default': '0'"),
+    (['-r', '64k', 'cfq'], "'default': '64k'"),
 ])
 def test_refused(tmp_path, args, says):
     r = run(tmp_path, *args)
@@ -46,6 +48,8 @@ def test_refused(tmp_path, args, says):
     ['-n', '2', '-p', '7,0', '-b',
      'irqmode=2 completion_nsec=200000 hw_queue_depth=32 submit_queues=2',
      'mq-deadline'],
+    ['-n', '3', '-p', '0,4,7', '-r', 'default', 'cfq'],
+    ['-r', '64', 'cfq'],
 ])
 def test_accepted(tmp_path, args):
     r = run(tmp_path, *args)

@@ -8,11 +8,13 @@
 # priority, one fio each (turns between equal groups); PRIOS, comma-
 # separated, gives each group's priority instead.  Prints each
 # window's I/O count.  NULLB, KEY=VALUE words separated by commas,
-# overrides the device's null_blk settings.
+# overrides the device's null_blk settings; NR_REQUESTS (default 512)
+# is the elevators' nr_requests, "default" for the kernel's own.
 set -euo pipefail
 NJOBS=${NJOBS:-1}
 NGROUPS=${NGROUPS:-1}
 NULLB=${NULLB:-}
+NR_REQUESTS=${NR_REQUESTS:-512}
 IFS=, read -ra prios <<<"${PRIOS:-}"
 RUNTIME=${RUNTIME:-3}
 out=${RESULTS:-/tmp/results}
@@ -39,7 +41,8 @@ done
 window=0
 for sched in "$@"; do
 	echo "$sched" >/sys/block/$dev/queue/scheduler
-	[ "$sched" = none ] || echo 512 >/sys/block/$dev/queue/nr_requests
+	[ "$sched" = none ] || [ "$NR_REQUESTS" = default ] ||
+		echo "$NR_REQUESTS" >/sys/block/$dev/queue/nr_requests
 	# One warm-up run: caches, the group's state, fio's own start-up.
 	for pass in warm measured; do
 		for g in $(seq "$NGROUPS"); do

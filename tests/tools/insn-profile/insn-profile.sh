@@ -6,7 +6,8 @@
 # plugin counts what each function runs between marks.
 #
 #   tests/tools/insn-profile/insn-profile.sh [-k BZIMAGE] [-n NJOBS] \
-#       [-g NGROUPS | -p PRIOS] [-b NULLB] [-t TOP] [-d PREFIX] SCHED...
+#       [-g NGROUPS | -p PRIOS] [-b NULLB] [-r NR_REQUESTS] [-t TOP] \
+#       [-d PREFIX] SCHED...
 #
 # Prints, for each scheduler, the instructions per I/O of the whole
 # system and of the TOP costliest functions (inlined helpers count in
@@ -18,7 +19,9 @@
 # experiments' three groups).  -b takes null_blk settings, configfs
 # KEY=VALUE words, that replace the instant device's: -b "irqmode=2
 # completion_nsec=200000 hw_queue_depth=32 submit_queues=2" is d32-mq
-# (its timer runs on the instruction clock too).  With -d PREFIX, also
+# (its timer runs on the instruction clock too).  -r sets the elevators'
+# nr_requests (512 unless given; -r default keeps the kernel's, twice
+# the device's depth: d32-tags).  With -d PREFIX, also
 # the TOP costliest source lines of the functions named PREFIX*, each
 # block of code counted at its first instruction's line, innermost
 # inlined function first: that needs the object built with -g, e.g.
@@ -31,18 +34,21 @@ njobs=1
 ngroups=1
 prios=
 nullb=
+nr_requests=512
 top=40
 detail=
-while getopts k:n:g:p:b:t:d: opt; do
+while getopts k:n:g:p:b:r:t:d: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) njobs=$OPTARG ;;
 	g) ngroups=$OPTARG ;;
 	p) prios=$OPTARG ;;
 	b) nullb=$OPTARG ;;
+	r) nr_requests=$OPTARG ;;
 	t) top=$OPTARG ;;
 	d) detail=$OPTARG ;;
-	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS | -p PRIOS] [-b NULLB] [-t TOP] [-d PREFIX] SCHED..." ;;
+	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS | -p PRIOS]" \
+	       "[-b NULLB] [-r NR_REQUESTS] [-t TOP] [-d PREFIX] SCHED..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -59,6 +65,8 @@ for kv in $nullb; do
 	[[ $kv =~ ^[a-z_]+=[a-z0-9_]+$ ]] ||
 		die "-b takes null_blk KEY=VALUE words: '$kv'"
 done
+[[ $nr_requests =~ ^([1-9][0-9]*|default)$ ]] ||
+	die "-r takes a number of requests or 'default': '$nr_requests'"
 [ "$ngroups" -ge 1 ] && [ $((njobs % ngroups)) -eq 0 ] &&
 	[ "$njobs" -ge "$ngroups" ] ||
 	die "-n $njobs readers cannot be spread evenly over -g $ngroups groups"
@@ -80,7 +88,8 @@ cd "$REPO/tests"
 	--icount --timeout 900 \
 	--plugin "$plugin,map=$map,out=$res/profile.txt,top=400${detail:+,detail=$detail}" \
 	-- NJOBS="$njobs" NGROUPS="$ngroups" PRIOS="$prios" \
-	NULLB="${nullb// /,}" bash tests/tools/insn-profile/guest.sh "$@" >&2
+	NULLB="${nullb// /,}" NR_REQUESTS="$nr_requests" \
+	bash tests/tools/insn-profile/guest.sh "$@" >&2
 
 "$PY" - "$res/job.log" "$res/profile.txt" "$top" "$build/vmlinux" <<'EOF'
 import collections
