@@ -25,6 +25,7 @@ def run(tmp_path, *args):
     (['-n', '4', '-g', '3', 'cfq'], 'cannot be spread evenly'),
     (['-n', '2', '-g', '3', 'cfq'], 'cannot be spread evenly'),
     (['-n', '76', '-p', '0,4,7', 'cfq'], 'cannot be spread evenly'),
+    (['-n', '6', '-g', '2', '-p', '0,4,7', 'cfq'], 'one or the other'),
     (['-p', '0,4,8', 'cfq'], 'priorities 0-7'),
     (['-p', '0,,4', 'cfq'], 'priorities 0-7'),
     (['-p', '0,4,', 'cfq'], 'priorities 0-7'),

@@ -32,6 +32,7 @@ set -euo pipefail
 kernel=$CACHE/build/lean/arch/x86/boot/bzImage
 njobs=1
 ngroups=1
+ngroups_given=0
 prios=
 nullb=
 nr_requests=512
@@ -41,7 +42,7 @@ while getopts k:n:g:p:b:r:t:d: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) njobs=$OPTARG ;;
-	g) ngroups=$OPTARG ;;
+	g) ngroups=$OPTARG ngroups_given=1 ;;
 	p) prios=$OPTARG ;;
 	b) nullb=$OPTARG ;;
 	r) nr_requests=$OPTARG ;;
@@ -54,6 +55,7 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "name one or more schedulers"
 if [ -n "$prios" ]; then
+	[ "$ngroups_given" = 0 ] || die "-g and -p: give one or the other"
 	case $prios in
 	*[!0-7,]* | ,* | *, | *,,*)
 		die "-p takes priorities 0-7 separated by commas: '$prios'" ;;
@@ -69,7 +71,7 @@ done
 	die "-r takes a number of requests or 'default': '$nr_requests'"
 [ "$ngroups" -ge 1 ] && [ $((njobs % ngroups)) -eq 0 ] &&
 	[ "$njobs" -ge "$ngroups" ] ||
-	die "-n $njobs readers cannot be spread evenly over -g $ngroups groups"
+	die "-n $njobs readers cannot be spread evenly over $ngroups groups"
 build=$(realpath "$(dirname "$kernel")/../../..")
 map=$build/System.map
 [ -f "$map" ] || die "no System.map at $map"
