@@ -458,10 +458,25 @@ static bool cfq_has_ahead(struct cfq_meta_data *cmd)
 }
 
 /*
+ * The first ahead slot a new choice may fill: the one after the last
+ * that holds a request (CFQ_AHEAD_SLOTS if that is the last); under the
+ * lock, which every filler holds.
+ */
+static int cfq_ahead_next(struct cfq_meta_data *cmd)
+{
+	int i;
+
+	for (i = CFQ_AHEAD_SLOTS; i > 0; i--)
+		if (READ_ONCE(cmd->ahead[i - 1]))
+			break;
+	return i;
+}
+
+/*
  * The first request chosen ahead that is still there, taken without the
- * lock: slots are filled in order and only while all are empty, so
- * requests leave in the order they were chosen unless two hardware
- * queues take them at once.
+ * lock: slots are filled in order, each after the last one taken
+ * (cfq_ahead_next()), so requests leave in the order they were chosen
+ * unless two hardware queues take them at once.
  */
 static struct request *cfq_take_ahead(struct cfq_meta_data *cmd)
 {
@@ -738,11 +753,12 @@ static void cfq_insert_request(struct cfq_meta_data *cmd, struct request *rq,
 
 /*
  * May a choice be made now for the queue run to come (cmd->ahead[])?  In
- * I/O-count mode, with the slots empty and the device not full.
+ * I/O-count mode, with a slot free after those taken and the device not
+ * full.
  */
 static bool cfq_may_choose_ahead(struct cfq_meta_data *cmd)
 {
-	return cfq_iops_mode(cmd) && !cfq_has_ahead(cmd) &&
+	return cfq_iops_mode(cmd) && cfq_ahead_next(cmd) < CFQ_AHEAD_SLOTS &&
 	       cmd->in_driver < cfq_hw_depth(cmd);
 }
 
@@ -759,27 +775,34 @@ static bool cfq_may_choose_ahead(struct cfq_meta_data *cmd)
  * finds a request, which the run takes next, or it finds that none may
  * go now and leaves the scheduler waiting: has_work() then says so, and
  * the run does not take the lock again only to learn it (a reader beside
- * a queue that is over its share, once per request).
+ * a queue that is over its share, once per request).  Slots still held
+ * by an earlier choice, whose run has yet to take it, do not stop a new
+ * one: it goes in the slots after them (cfq_ahead_next()).  True if a
+ * request was chosen.
  */
-static void cfq_dispatch_ahead(struct cfq_meta_data *cmd, u64 now)
+static bool cfq_dispatch_ahead(struct cfq_meta_data *cmd, u64 now)
 {
 	struct request *rq;
+	bool chosen = false;
 	int i;
 
 	lockdep_assert_held(&cmd->lock);
 
 	if (!now || !cfq_may_choose_ahead(cmd))
-		return;
-	for (i = 0; i < CFQ_AHEAD_SLOTS && cmd->nr_queued; i++) {
+		return false;
+	for (i = cfq_ahead_next(cmd); i < CFQ_AHEAD_SLOTS && cmd->nr_queued;
+	     i++) {
 		if (cmd->in_driver >= cfq_hw_depth(cmd))
-			return;
+			break;
 		rq = cfq_dispatch(cmd, now);
 		if (!rq)
-			return;
+			break;
 		cmd->events[CFQ_EV_AHEAD]++;
 		/* Pairs with the xchg() in cfq_take_ahead(). */
 		smp_store_release(&cmd->ahead[i], rq);
+		chosen = true;
 	}
+	return chosen;
 }
 
 /*
@@ -1049,34 +1072,25 @@ static void cfq_completion_idle(struct cfq_meta_data *cmd,
 
 /*
  * A completion may end a wait (cfq_end_wait()).  In I/O-count mode, with
- * the device not full, the dispatch the kick would start is made here
- * instead, under this hold of the lock, as at insert: a request found
- * goes to cmd->ahead[] and one hardware queue is run to take it (*@one);
- * none found leaves the scheduler waiting, and nothing is run only to
- * learn that (a queue over its share beside a reader, at every one of
- * the reader's completions).  Otherwise all hardware queues are run if
- * the wait ended (the return value).
+ * the device not full and an ahead slot free, the dispatch the kick would
+ * start is made here instead, under this hold of the lock, as at insert:
+ * a request found goes to cmd->ahead[] for the queue run to take; none
+ * found leaves the scheduler waiting, and nothing is run only to learn
+ * that (a queue over its share beside a reader, at every one of the
+ * reader's completions).  True if the caller should run a hardware queue.
  */
-static bool cfq_completion_kick(struct cfq_meta_data *cmd, u64 now,
-				bool *one)
+static bool cfq_completion_kick(struct cfq_meta_data *cmd, u64 now)
 {
 	lockdep_assert_held(&cmd->lock);
 
-	*one = false;
 	if (!cmd->waiting || !cmd->nr_queued)
 		return false;
 	if (!cfq_may_choose_ahead(cmd))
 		return cfq_end_wait(cmd);
 	WRITE_ONCE(cmd->waiting, false);
-	cfq_dispatch_ahead(cmd, now);
-	if (cfq_has_ahead(cmd)) {
-		cmd->events[CFQ_EV_KICK]++;
-		*one = true;
+	/* Nothing chosen and not waiting: cfq_dispatch() could not wait. */
+	if (!cfq_dispatch_ahead(cmd, now) && cmd->waiting)
 		return false;
-	}
-	if (cmd->waiting)
-		return false;
-	/* cfq_dispatch() could not wait (it warned): run the queues. */
 	cmd->events[CFQ_EV_KICK]++;
 	return true;
 }
@@ -1105,8 +1119,8 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	bool write = op_is_write(req_op(rq));
 	struct cfq_data *cfqd;
 	unsigned long flags;
-	bool kick, one;
 	u64 service, charge;
+	bool kick;
 
 	/* Bypassed us: a flush sequence, or dispatched again after requeue. */
 	if (!cfqq || !(state & CFQ_RQ_IN_DRIVER))
@@ -1150,13 +1164,16 @@ static void cfq_completed_request(struct request *rq, u64 now)
 	cfqq->last_end = now;
 	cfq_completion_idle(cmd, cfqq, now);
 	cfq_group_left(cmd, cfqd, now);
-	kick = cfq_completion_kick(cmd, now, &one);
+	kick = cfq_completion_kick(cmd, now);
 	spin_unlock_irqrestore(&cmd->lock, flags);
 
-	if (one)
+	/*
+	 * One hardware queue is enough: any of them takes the requests of
+	 * all (QUEUE_FLAG_SQ_SCHED), and blk_mq_run_hw_queues() would look
+	 * up every hardware context only to run one.
+	 */
+	if (kick)
 		blk_mq_run_hw_queue(rq->mq_hctx, true);
-	else if (kick)
-		blk_mq_run_hw_queues(cmd->queue, true);
 }
 
 /*
