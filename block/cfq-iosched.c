@@ -515,6 +515,7 @@ static struct request *cfq_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (READ_ONCE(cmd->clock_task) != current || !in_task())
 		now = ktime_get_ns();
 	spin_lock_irq(&cmd->lock);
+	cfq_device_read(cmd);
 	if (!now) {
 		if (cmd->clock_task == current)
 			now = cmd->clock;
@@ -816,6 +817,7 @@ static void cfq_insert_requests(struct blk_mq_hw_ctx *hctx,
 	u64 now = 0;
 
 	spin_lock_irq(&cmd->lock);
+	cfq_device_read(cmd);
 	while (!list_empty(list)) {
 		struct request *rq = list_first_entry(list, struct request,
 						      queuelist);
@@ -1127,6 +1129,7 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		return;
 
 	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_device_read(cmd);
 	now = cfq_clock(cmd, now);
 	cfqd = cfqq->cfqd;
 	if (!(state & CFQ_RQ_IDLE_CLASS))
@@ -1193,6 +1196,7 @@ static void cfq_requeue_request(struct request *rq)
 	if (!cfqq || !(cfq_rq_state(rq) & CFQ_RQ_IN_DRIVER))
 		return;
 	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_device_read(cmd);
 	cfq_log_cfqq(cmd, cfqq, "requeue%s",
 		     rq->rq_flags & RQF_DONTPREP ? ", past us" : "");
 	cfq_account_done(cmd, rq);
@@ -1219,6 +1223,7 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 	u64 now;
 
 	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_device_read(cmd);
 	now = cfq_clock(cmd, ktime_get_ns());
 	if (cmd->idling == CFQ_IDLE_NONE || now < cmd->idle_deadline)
 		goto out;	/* cancelled or re-armed meanwhile */
@@ -1305,6 +1310,7 @@ static noinline bool cfq_bio_merge_queued(struct cfq_meta_data *cmd,
 					    cfq_cgroup_get_current();
 
 	spin_lock_irq(&cmd->lock);
+	cfq_device_read(cmd);
 	if (op_is_sync(bio->bi_opf)) {
 		if (cic)
 			cfqq = cic->sync_cfqq;
@@ -1435,6 +1441,7 @@ static void cfq_exit_icq(struct io_cq *icq)
 
 	cfq_gate_unreserve(cmd, cic);
 	spin_lock_irqsave(&cmd->lock, flags);
+	cfq_device_read(cmd);
 	cic->exited = true;
 	if (cic->sync_cfqq) {
 		cic->sync_cfqq->cic = NULL;
@@ -1500,7 +1507,7 @@ static void cfq_depth_updated(struct blk_mq_hw_ctx *hctx)
 			}
 	}
 	WRITE_ONCE(cmd->nr_hw, nr_hw);
-	WRITE_ONCE(cmd->keep_scale, cfq_hw_depth(cmd));
+	WRITE_ONCE(cmd->keep_scale, cfq_hw_depth_now(cmd));
 	WRITE_ONCE(cmd->hctx_depth, bt->sb.depth);
 	WRITE_ONCE(cmd->depth, depth);
 	sbitmap_queue_min_shallow_depth(bt, 1);
@@ -1551,6 +1558,7 @@ void cfq_sched_cgroup_offline(struct cgroup_subsys_state *css)
 	mutex_lock(&cfq_devices_lock);
 	list_for_each_entry(cmd, &cfq_devices, device_node) {
 		spin_lock_irq(&cmd->lock);
+		cfq_device_read(cmd);
 		cfqd = cfq_group_lookup(cmd, css, false);
 		kick = false;
 		if (cfqd)
@@ -1594,6 +1602,7 @@ static int cfq_init_sched(struct request_queue *q, struct elevator_type *e)
 	hrtimer_init(&cmd->idle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	cmd->idle_timer.function = cfq_idle_timer_fn;
 	spin_lock_irq(&cmd->lock);	/* for the helpers' assertions */
+	cfq_device_read(cmd);
 	cfq_group_init(cmd, &cmd->root, NULL, NULL);
 	spin_unlock_irq(&cmd->lock);
 
@@ -1670,6 +1679,7 @@ static ssize_t cfq_tunable_store(struct elevator_queue *e, const char *page,
 		return -EINVAL;
 	spin_lock_irq(&cmd->lock);
 	cfq_tun_set(cmd, t, val);
+	cfq_device_read(cmd);
 	WRITE_ONCE(cmd->waiting, false);
 	spin_unlock_irq(&cmd->lock);
 	blk_mq_run_hw_queues(cmd->queue, true);
@@ -1748,7 +1758,7 @@ static int cfq_state_show(void *data, struct seq_file *m)
 	struct cfq_queue *cfqq;
 
 	spin_lock_irq(&cmd->lock);
-	seq_printf(m, "mode %s\n", cfq_iops_mode(cmd) ? "iops" : "time");
+	seq_printf(m, "mode %s\n", cfq_iops_mode_now(cmd) ? "iops" : "time");
 	seq_printf(m, "active_group %s\n",
 		   cmd->active ? cmd->active->name : "-");
 	cfqq = cmd->active ? cmd->active->active_queue : NULL;
@@ -1768,7 +1778,7 @@ static int cfq_state_show(void *data, struct seq_file *m)
 		   div_u64(ktime_get_ns() - cmd->last_nonidle, NSEC_PER_MSEC));
 	seq_printf(m, "groups %u\nmin_vdisktime %llu\ndepth %u\nhw_depth %u\nmax_weight %u\ngate_waits %ld\n",
 		   cmd->nr_groups, cmd->root.sched.min_vdisktime, cmd->depth,
-		   cfq_hw_depth(cmd), cmd->root.sched.max_weight,
+		   cfq_hw_depth_now(cmd), cmd->root.sched.max_weight,
 		   atomic_long_read(&cmd->gate_waits));
 	seq_printf(m, "service_us near %llu/%u far %llu/%u large near %llu/%u far %llu/%u seeks_free %d\n",
 		   div_u64(cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR],

@@ -131,8 +131,11 @@ static inline void cfq_rq_set_state(struct request *rq, unsigned long state)
 				  __q->cfqd->name, ##args);		\
 	} while (0)
 
-/* Service is counted in I/Os rather than device time (service_mode). */
-static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
+/*
+ * Service is counted in I/Os rather than device time (service_mode), by
+ * the queue's flags now; the scheduler's decisions use cfq_iops_mode().
+ */
+static inline bool cfq_iops_mode_now(struct cfq_meta_data *cmd)
 {
 	switch (cmd->tun[CFQ_SERVICE_MODE]) {
 	case CFQ_SERVICE_TIME:
@@ -142,6 +145,12 @@ static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
 	default:
 		return blk_queue_nonrot(cmd->queue);
 	}
+}
+
+/* In I/O-count mode, as the hook holding the lock read it. */
+static inline bool cfq_iops_mode(struct cfq_meta_data *cmd)
+{
+	return cmd->iops;
 }
 
 /*
@@ -348,14 +357,35 @@ static inline bool cfq_fill_on(struct cfq_meta_data *cmd)
 
 /*
  * Requests the device takes at once: the depth of each hardware queue
- * with tags, or of the device where its driver sets one (SCSI).
+ * with tags, or of the device where its driver sets one (SCSI), now.
  */
-static inline unsigned int cfq_hw_depth(struct cfq_meta_data *cmd)
+static inline unsigned int cfq_hw_depth_now(struct cfq_meta_data *cmd)
 {
 	unsigned int tags = cmd->queue->tag_set->queue_depth;
 	unsigned int dev = READ_ONCE(cmd->queue->queue_depth);
 
 	return (dev && dev < tags ? dev : tags) * READ_ONCE(cmd->nr_hw);
+}
+
+/*
+ * Read the device's mode and depth once per hold of the lock, in the hooks
+ * that decide (insert, dispatch, completion, requeue, the idle timer) and
+ * where they change (init, a tunable written): the decision asks a dozen
+ * times per request.  A sysfs write to rotational or to the depth counts
+ * from the next hook on.
+ */
+static inline void cfq_device_read(struct cfq_meta_data *cmd)
+{
+	lockdep_assert_held(&cmd->lock);
+
+	cmd->iops = cfq_iops_mode_now(cmd);
+	cmd->hw_depth = cfq_hw_depth_now(cmd);
+}
+
+/* cfq_hw_depth_now() as the hook holding the lock read it. */
+static inline unsigned int cfq_hw_depth(struct cfq_meta_data *cmd)
+{
+	return cmd->hw_depth;
 }
 
 /*
@@ -416,6 +446,9 @@ static inline void cfq_tun_set(struct cfq_meta_data *cmd, enum cfq_tunable t,
 {
 	cmd->tun[t] = val;
 	cmd->tun_ns[t] = (u64)val * NSEC_PER_MSEC;
+	/* A mode given outright needs no device (the KUnit tests have none). */
+	if (t == CFQ_SERVICE_MODE && val != CFQ_SERVICE_AUTO)
+		cmd->iops = val == CFQ_SERVICE_IOPS;
 }
 
 enum cfq_verdict {

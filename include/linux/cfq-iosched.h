@@ -431,6 +431,10 @@ struct cfq_meta_data {
 	bool			gating;		/* READ_ONCE: limit_depth */
 	u32			tun[CFQ_NR_TUNABLES];
 	u64			tun_ns[CFQ_NR_TUNABLES];	/* ms ones, in ns */
+
+	/* The device as the hooks last read it (cfq_device_read()). */
+	bool			iops;		/* cfq_iops_mode() */
+	unsigned int		hw_depth;	/* cfq_hw_depth() */
 };
 
 /* Per io_context x device: the task's sync queue on this device. */

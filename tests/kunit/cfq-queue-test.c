@@ -432,6 +432,14 @@ static void cfq_test_rr_nearest(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cfq_rr_nearest(cmd, first), &q[0]);
 }
 
+/* The device's depth changed: the next hook reads it (cfq_device_read()). */
+static void cfq_test_hook(struct cfq_meta_data *cmd)
+{
+	spin_lock_irq(&cmd->lock);
+	cfq_device_read(cmd);
+	spin_unlock_irq(&cmd->lock);
+}
+
 /* A device of one hardware queue of depth 1, service counted in time. */
 static struct cfq_meta_data *cfq_test_depth1_cmd(struct kunit *test)
 {
@@ -448,7 +456,9 @@ static struct cfq_meta_data *cfq_test_depth1_cmd(struct kunit *test)
 	set->queue_depth = 1;
 	cmd->queue = q;
 	cmd->nr_hw = 1;
+	spin_lock_init(&cmd->lock);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cfq_test_hook(cmd);
 	return cmd;
 }
 
@@ -470,8 +480,10 @@ static void cfq_test_idles_seeky(struct kunit *test)
 	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
 	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
 	set->queue_depth = 32;
+	cfq_test_hook(cmd);
 	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
 	q->queue_depth = 1;			/* a SCSI device's own depth */
+	cfq_test_hook(cmd);
 	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_FALSE(test, cfq_idles_seeky(cmd));
@@ -511,8 +523,10 @@ static void cfq_test_sync_base(struct kunit *test)
 	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 30 * MS;
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 200 * MS);
 	set->queue_depth = 32;
+	cfq_test_hook(cmd);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
 	set->queue_depth = 1;
+	cfq_test_hook(cmd);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
 }
