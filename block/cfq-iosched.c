@@ -789,7 +789,8 @@ static bool cfq_dispatch_ahead(struct cfq_meta_data *cmd, u64 now)
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (!now || !cfq_may_choose_ahead(cmd))
+	/* cfq_may_choose_ahead(), its tests made by the loop's first pass. */
+	if (!now || !cfq_iops_mode(cmd))
 		return false;
 	for (i = cfq_ahead_next(cmd); i < CFQ_AHEAD_SLOTS && cmd->nr_queued;
 	     i++) {
@@ -1129,7 +1130,6 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		return;
 
 	spin_lock_irqsave(&cmd->lock, flags);
-	cfq_device_read(cmd);
 	now = cfq_clock(cmd, now);
 	cfqd = cfqq->cfqd;
 	if (!(state & CFQ_RQ_IDLE_CLASS))

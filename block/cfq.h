@@ -369,10 +369,11 @@ static inline unsigned int cfq_hw_depth_now(struct cfq_meta_data *cmd)
 
 /*
  * Read the device's mode and depth once per hold of the lock, in the hooks
- * that decide (insert, dispatch, completion, requeue, the idle timer) and
- * where they change (init, a tunable written): the decision asks a dozen
- * times per request.  A sysfs write to rotational or to the depth counts
- * from the next hook on.
+ * that decide (insert, dispatch, requeue, the idle timer) and where they
+ * change (init, a tunable written): the decision asks a dozen times per
+ * request.  A completion charges its request as the hook that dispatched
+ * it read them.  A sysfs write to rotational or to the depth counts from
+ * the next of those hooks on.
  */
 static inline void cfq_device_read(struct cfq_meta_data *cmd)
 {
