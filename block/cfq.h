@@ -368,8 +368,9 @@ static inline unsigned int cfq_hw_depth_now(struct cfq_meta_data *cmd)
 }
 
 /*
- * Read the device's mode and depth once per hold of the lock, in the hooks
- * that decide (insert, dispatch, requeue, the idle timer) and where they
+ * Read the device's mode and depth once per hold of the lock, in every
+ * hook that takes it but a completion (insert, dispatch, requeue, the
+ * idle timer, a merge, a task's exit, a group's offline) and where they
  * change (init, a tunable written): the decision asks a dozen times per
  * request.  A completion charges its request as the hook that dispatched
  * it read them.  A sysfs write to rotational or to the depth counts from
