@@ -23,9 +23,11 @@ echo cfq >$q/scheduler
 ev=/sys/kernel/debug/block/runstest/sched/events
 event() { awk -v n="$1" '$1 == n { print $2 }' "$ev"; }
 cg=/dev/cgroup
+mounted=
 if ! grep -q "^cfq $cg cgroup" /proc/mounts; then
 	mkdir -p $cg
 	mount -t cgroup -o cfq cfq $cg || fail "mount -o cfq"
+	mounted=1
 fi
 for g in runs0 runs7 runsboth; do
 	mkdir -p $cg/$g || fail "mkdir $g"
@@ -80,5 +82,8 @@ runs slice_expire 10 runs0 7 runs7 0 88.9 "group 0 beside group 7"
 for g in runs0 runs7 runsboth; do
 	rmdir $cg/$g
 done
+# Leave the hierarchy as found: cfq-cgroup-files mounts it itself, and the
+# same hierarchy cannot be mounted twice on one mount point (EBUSY).
+[ -z "$mounted" ] || umount $cg || fail "umount $cg"
 echo none >$q/scheduler
 nullb_remove runstest
