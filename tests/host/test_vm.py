@@ -94,6 +94,21 @@ def test_boot_timeout_fails_fast(lean_kernel, vm_results):
     assert res.seconds < 60
 
 
+def _cpu_cost(lean_kernel, out, cpus, *cases):
+    """7-cpu-cost's @cases on @cpus vCPUs on the instruction clock, one run
+    of 4 s each under mq-deadline, bfq-ll0 and cfq, in one boot: IOPS by
+    (case, peer)."""
+    args = ['--kernel', lean_kernel, '--out', out, '--exp', 'cpu-cost',
+            '--profile', 'cpu', '--peer', 'mq-deadline', '--peer',
+            'bfq-ll0', '--peer', 'cfq', '--runtime', '4',
+            '--cpus', str(cpus), '--icount']
+    for case in cases:
+        args += ['--case', case]
+    assert bench.main(args) == 0
+    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
+    return {(r['case'], r['peer']): r['iops'] for r in rows}
+
+
 def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     """Issue 3's CPU-cost goal as issue 17 raised it, on the
     instant-completion null_blk (7-cpu-cost: one group, one and two psync
@@ -104,17 +119,8 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     same on any host, busy or not (repeated boots agree within 0.1 %),
     where wall-clock IOPS under TCG move by up to 1.6x between runs of one
     boot.  Measured 95.3-95.5 % at 981cae7."""
-    out = os.path.join(vm_results, 'cpu-cost')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'cpu-cost', '--case', '1-reader',
-                     '--case', '2-readers', '--case', '1-reader-1000-groups',
-                     '--profile', 'cpu',
-                     '--peer', 'mq-deadline', '--peer', 'bfq-ll0',
-                     '--peer', 'cfq', '--runtime', '4',
-                     '--cpus', '1', '--icount'])
-    assert rc == 0
-    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
-    iops = {(r['case'], r['peer']): r['iops'] for r in rows}
+    iops = _cpu_cost(lean_kernel, os.path.join(vm_results, 'cpu-cost'), 1,
+                     '1-reader', '2-readers', '1-reader-1000-groups')
     assert {c for c, _ in iops} == {'1-reader', '2-readers',
                                     '1-reader-1000-groups'}, iops
     # Issue 15: the cost per I/O does not grow with the number of groups
@@ -146,17 +152,10 @@ def test_cpu_cost_on_two_vcpus_on_an_instruction_clock(lean_kernel,
     lock, which only the host's clock shows (docs/results/issue17,
     "Two CPUs").  8 runs in one boot agreed within 0.1 %, so one run
     does."""
-    out = os.path.join(vm_results, 'cpu-cost-2cpus')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'cpu-cost', '--case', '2-readers-pinned',
-                     '--profile', 'cpu',
-                     '--peer', 'mq-deadline', '--peer', 'bfq-ll0',
-                     '--peer', 'cfq', '--runtime', '4',
-                     '--cpus', '2', '--icount'])
-    assert rc == 0
-    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
-    iops = {r['peer']: r['iops'] for r in rows}
-    cfq, mqdl, bfq = iops['cfq'], iops['mq-deadline'], iops['bfq-ll0']
+    iops = _cpu_cost(lean_kernel, os.path.join(vm_results, 'cpu-cost-2cpus'),
+                     2, '2-readers-pinned')
+    cfq, mqdl, bfq = (iops['2-readers-pinned', p]
+                      for p in ('cfq', 'mq-deadline', 'bfq-ll0'))
     print(f'2 vCPUs, 2 pinned readers: cfq {cfq:.0f} IOPS, '
           f'{cfq / mqdl:.1%} of mq-deadline ({mqdl:.0f}), '
           f'{cfq / bfq:.2f}x bfq-ll0 ({bfq:.0f})')
