@@ -717,6 +717,24 @@ static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
 	return test_bit(CFQQ_SYNC, &cfqq->flags) || !cmd->sync_in_driver;
 }
 
+/*
+ * May @cfqq, not its group's served queue, take a free slot
+ * (cfq_fill())?  In I/O-count mode a sync queue is held there by its
+ * share (its fill_vt, its group's key) and by the device's depth, not by
+ * the quantum: the quantum leaves room for others beside the served
+ * queue, and a filled queue is one of those others.  A 1 MiB read is
+ * nine requests on null_blk: a level-0 reader filled during a level-7
+ * queue's slice would otherwise send eight and wait for a completion to
+ * send the ninth.
+ */
+static bool cfq_may_fill(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+{
+	if (cfq_iops_mode(cmd) && test_bit(CFQQ_SYNC, &cfqq->flags) &&
+	    cfqq->ioclass != CFQ_CLASS_IDLE)
+		return true;
+	return cfq_may_dispatch(cmd, cfqq);
+}
+
 /* A higher class has work in the group: stop serving @cfqq. */
 static bool cfq_preempted(struct cfq_data *cfqd, struct cfq_queue *cfqq)
 {
@@ -907,7 +925,7 @@ static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 	     n && i < CFQ_FILL_SCAN; n = rb_next(n), i++) {
 		cfqq = rb_entry(n, struct cfq_queue, rb_node);
 		if (!cfq_vtime_before(act->fill_vt, cfqq->fill_vt) &&
-		    cfq_may_dispatch(cmd, cfqq))
+		    cfq_may_fill(cmd, cfqq))
 			return cfqq;
 	}
 	return NULL;
@@ -928,7 +946,7 @@ static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,
 	if (!cfqq || !cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE)
 		cfqq = cfq_rr_first(cmd, cfqd, now);
 	return cfqq && cfqq->ioclass != CFQ_CLASS_IDLE &&
-	       cfq_may_dispatch(cmd, cfqq) ? cfqq : NULL;
+	       cfq_may_fill(cmd, cfqq) ? cfqq : NULL;
 }
 
 /*

@@ -547,10 +547,10 @@ static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
 /*
  * Concurrent service within a group: while a level-0 queue is served, a
  * level-7 queue may use a free slot only while its fill_vt is not ahead,
- * one request for every 4.5 of the active queue's (slices 180:40); the
- * active queue keeps its slice while it is behind; a queue back from a
- * pause joins at fill_min, one back from a gap it did not choose keeps
- * up to CFQ_FILL_KEEP of credit.
+ * one request for every 4.5 of the active queue's (slices 180:40), past
+ * the quantum if it is sync; the active queue keeps its slice while it
+ * is behind; a queue back from a pause joins at fill_min, one back from
+ * a gap it did not choose keeps up to CFQ_FILL_KEEP of credit.
  */
 static void cfq_test_fill_queue(struct kunit *test)
 {
@@ -590,8 +590,15 @@ static void cfq_test_fill_queue(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
 	a->fill_vt += a->fill_charge;		/* the fifth */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
-	b->dispatched = cmd->tun[CFQ_QUANTUM];	/* no more in the driver */
+	/* The quantum holds the served queue, not a sync queue filled. */
+	b->dispatched = cmd->tun[CFQ_QUANTUM];
+	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
+	__clear_bit(CFQQ_SYNC, &b->flags);	/* async: held by it */
 	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	__set_bit(CFQQ_SYNC, &b->flags);
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	KUNIT_EXPECT_FALSE(test, cfq_may_fill(cmd, b));	/* time mode */
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	b->dispatched = 0;
 
 	/* Behind the next queue: A keeps the device at its slice's end. */
