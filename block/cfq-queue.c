@@ -718,20 +718,25 @@ static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
 }
 
 /*
- * May @cfqq, not its group's served queue, take a free slot
- * (cfq_fill())?  In I/O-count mode a sync queue is held there by its
- * share (its fill_vt, its group's key) and by the device's depth, not by
- * the quantum: the quantum leaves room for others beside the served
- * queue, and a filled queue is one of those others.  A 1 MiB read is
- * nine requests on null_blk: a level-0 reader filled during a level-7
- * queue's slice would otherwise send eight and wait for a completion to
- * send the ninth.
+ * May @cfqq, not its group's served queue, take a free slot (cfq_fill(),
+ * cfq_fill_gap())?  In I/O-count mode a sync queue is held there by what
+ * its share allows (its fill_vt, or its group's key and slots) and may
+ * hold all of the device's slots but the served queue's quantum: the
+ * quantum leaves room for others beside the served queue, and a filled
+ * queue is one of those others.  A 1 MiB read is nine requests on
+ * null_blk: a level-0 reader filled during a level-7 queue's slice
+ * would otherwise send eight and wait for a completion to send the
+ * ninth.  Elsewhere the quantum holds it as it holds the served queue.
  */
 static bool cfq_may_fill(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
+	unsigned int quantum = cmd->tun[CFQ_QUANTUM];
+	unsigned int depth = cfq_hw_depth(cmd);
+
 	if (cfq_iops_mode(cmd) && test_bit(CFQQ_SYNC, &cfqq->flags) &&
 	    cfqq->ioclass != CFQ_CLASS_IDLE)
-		return true;
+		return cfqq->dispatched <
+		       max(quantum, depth > quantum ? depth - quantum : 0);
 	return cfq_may_dispatch(cmd, cfqq);
 }
 

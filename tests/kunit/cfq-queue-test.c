@@ -590,12 +590,26 @@ static void cfq_test_fill_queue(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
 	a->fill_vt += a->fill_charge;		/* the fifth */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
-	/* The quantum holds the served queue, not a sync queue filled. */
+	/*
+	 * The quantum holds the served queue; a sync queue filled may take
+	 * the device's slots but the served queue's quantum, as its fill_vt
+	 * allows.
+	 */
+	cmd->hw_depth = 32;
 	b->dispatched = cmd->tun[CFQ_QUANTUM];
 	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
-	__clear_bit(CFQQ_SYNC, &b->flags);	/* async: held by it */
+	b->dispatched = 32 - cmd->tun[CFQ_QUANTUM];
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	b->dispatched = cmd->tun[CFQ_QUANTUM];
+	b->fill_vt += b->fill_charge;		/* ahead: not now */
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	b->fill_vt -= b->fill_charge;
+	__clear_bit(CFQQ_SYNC, &b->flags);	/* async: the quantum */
 	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
 	__set_bit(CFQQ_SYNC, &b->flags);
+	cmd->hw_depth = 8;			/* no more than a quantum */
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	cmd->hw_depth = 32;
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
 	KUNIT_EXPECT_FALSE(test, cfq_may_fill(cmd, b));	/* time mode */
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
