@@ -690,17 +690,17 @@ static __always_inline bool cfq_should_idle(struct cfq_meta_data *cmd,
 }
 
 /*
- * May @cfqq put another request in the driver now?  On a disk that
- * queues commands (NCQ), a queue worth idling for starts its slice once
- * the requests of those served before it have left the driver: the disk
- * would otherwise take them in between its first sequential requests,
- * and each would cost the head a trip away and back.
+ * May @cfqq put another request in the driver now, holding at most @max
+ * there (the IDLE class one, and none while other classes have requests
+ * in it)?  On a disk that queues commands (NCQ), a queue worth idling for
+ * starts its slice once the requests of those served before it have left
+ * the driver: the disk would otherwise take them in between its first
+ * sequential requests, and each would cost the head a trip away and back.
  */
-static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
-					     struct cfq_queue *cfqq)
+static __always_inline bool cfq_may_dispatch_max(struct cfq_meta_data *cmd,
+						 struct cfq_queue *cfqq,
+						 unsigned int max)
 {
-	unsigned int max = cmd->tun[CFQ_QUANTUM];
-
 	if (cfqq->ioclass == CFQ_CLASS_IDLE) {
 		if (cmd->nonidle_in_driver)
 			return false;
@@ -715,6 +715,13 @@ static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
 		return false;
 	/* Async waits for sync requests in flight, not the other way round. */
 	return test_bit(CFQQ_SYNC, &cfqq->flags) || !cmd->sync_in_driver;
+}
+
+/* The served queue: at most quantum requests in the driver. */
+static __always_inline bool cfq_may_dispatch(struct cfq_meta_data *cmd,
+					     struct cfq_queue *cfqq)
+{
+	return cfq_may_dispatch_max(cmd, cfqq, cmd->tun[CFQ_QUANTUM]);
 }
 
 /*
@@ -732,12 +739,12 @@ static bool cfq_may_fill(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	unsigned int quantum = cmd->tun[CFQ_QUANTUM];
 	unsigned int depth = cfq_hw_depth(cmd);
+	unsigned int max = quantum;
 
 	if (cfq_iops_mode(cmd) && test_bit(CFQQ_SYNC, &cfqq->flags) &&
-	    cfqq->ioclass != CFQ_CLASS_IDLE)
-		return cfqq->dispatched <
-		       max(quantum, depth > quantum ? depth - quantum : 0);
-	return cfq_may_dispatch(cmd, cfqq);
+	    depth > 2 * quantum)
+		max = depth - quantum;
+	return cfq_may_dispatch_max(cmd, cfqq, max);
 }
 
 /* A higher class has work in the group: stop serving @cfqq. */
