@@ -921,22 +921,31 @@ static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
  * it in fill_vt, and allowed another request in the driver; the first
  * such of the round robin's first CFQ_FILL_SCAN.  While the active queue
  * is served, each other queue then gets its slice's part of the requests.
+ *
+ * The active queue counts here without its requests still in the driver:
+ * a queue waiting for its part is let go as the active queue's requests
+ * complete, not the moment they are dispatched.  Let go at dispatch, its
+ * requests would go with the active queue's and complete with them, and
+ * on a busy CPU the two tasks would wake together and wait for each
+ * other.
  */
 static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 					struct cfq_data *cfqd)
 {
 	struct cfq_queue *act = cfqd->active_queue, *cfqq;
 	struct rb_node *n;
+	u64 done_vt;
 	int i = 0;
 
 	lockdep_assert_held(&cmd->lock);
 
 	if (!act || act->ioclass == CFQ_CLASS_IDLE)
 		return NULL;
+	done_vt = act->fill_vt - (u64)act->dispatched * act->fill_charge;
 	for (n = rb_first_cached(&cfqd->service_tree[act->ioclass]);
 	     n && i < CFQ_FILL_SCAN; n = rb_next(n), i++) {
 		cfqq = rb_entry(n, struct cfq_queue, rb_node);
-		if (!cfq_vtime_before(act->fill_vt, cfqq->fill_vt) &&
+		if (!cfq_vtime_before(done_vt, cfqq->fill_vt) &&
 		    cfq_may_fill(cmd, cfqq))
 			return cfqq;
 	}

@@ -547,10 +547,11 @@ static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
 /*
  * Concurrent service within a group: while a level-0 queue is served, a
  * level-7 queue may use a free slot only while its fill_vt is not ahead,
- * one request for every 4.5 of the active queue's (slices 180:40), past
- * the quantum if it is sync; the active queue keeps its slice while it
- * is behind; a queue back from a pause joins at fill_min, one back from
- * a gap it did not choose keeps up to CFQ_FILL_KEEP of credit.
+ * one request for every 4.5 of the active queue's (slices 180:40) once
+ * they completed, past the quantum if it is sync; the active queue keeps
+ * its slice while it is behind; a queue back from a pause joins at
+ * fill_min, one back from a gap it did not choose keeps up to
+ * CFQ_FILL_KEEP of credit.
  */
 static void cfq_test_fill_queue(struct kunit *test)
 {
@@ -589,6 +590,9 @@ static void cfq_test_fill_queue(struct kunit *test)
 	}
 	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
 	a->fill_vt += a->fill_charge;		/* the fifth */
+	a->dispatched = 1;			/* and it is in the driver */
+	KUNIT_EXPECT_NULL(test, cfq_fill_queue(cmd, cfqd));
+	a->dispatched = 0;			/* it completed */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_fill_queue(cmd, cfqd), b);
 	/*
 	 * The quantum holds the served queue; a sync queue filled may take
