@@ -690,7 +690,7 @@ static __always_inline bool cfq_should_idle(struct cfq_meta_data *cmd,
 }
 
 /*
- * May @cfqq put another request in the driver now, holding at most @max
+ * May @cfqq put another request in the driver now, holding at most @limit
  * there (the IDLE class one, and none while other classes have requests
  * in it)?  On a disk that queues commands (NCQ), a queue worth idling for
  * starts its slice once the requests of those served before it have left
@@ -699,14 +699,14 @@ static __always_inline bool cfq_should_idle(struct cfq_meta_data *cmd,
  */
 static __always_inline bool cfq_may_dispatch_max(struct cfq_meta_data *cmd,
 						 struct cfq_queue *cfqq,
-						 unsigned int max)
+						 unsigned int limit)
 {
 	if (cfqq->ioclass == CFQ_CLASS_IDLE) {
 		if (cmd->nonidle_in_driver)
 			return false;
-		max = 1;
+		limit = 1;
 	}
-	if (cfqq->dispatched >= max)
+	if (cfqq->dispatched >= limit)
 		return false;
 	if (!test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
 	    cmd->in_driver > cfqq->dispatched && !cfq_iops_mode(cmd) &&
@@ -739,12 +739,12 @@ static bool cfq_may_fill(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 {
 	unsigned int quantum = cmd->tun[CFQ_QUANTUM];
 	unsigned int depth = cfq_hw_depth(cmd);
-	unsigned int max = quantum;
+	unsigned int limit = quantum;
 
 	if (cfq_iops_mode(cmd) && test_bit(CFQQ_SYNC, &cfqq->flags) &&
 	    depth > 2 * quantum)
-		max = depth - quantum;
-	return cfq_may_dispatch_max(cmd, cfqq, max);
+		limit = depth - quantum;
+	return cfq_may_dispatch_max(cmd, cfqq, limit);
 }
 
 /* A higher class has work in the group: stop serving @cfqq. */
@@ -917,10 +917,11 @@ static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
 
 /*
  * A queue of the served group @cfqd, other than its active one, that may
- * use a free slot: of the active queue's class (RT or BE), not ahead of
- * it in fill_vt, and allowed another request in the driver; the first
- * such of the round robin's first CFQ_FILL_SCAN.  While the active queue
- * is served, each other queue then gets its slice's part of the requests.
+ * use a free slot: of the active queue's class (RT or BE), not ahead in
+ * fill_vt of the active queue's completed requests (below), and allowed
+ * another request in the driver; the first such of the round robin's
+ * first CFQ_FILL_SCAN.  While the active queue is served, each other
+ * queue then gets its slice's part of the requests.
  *
  * The active queue counts here without its requests still in the driver:
  * a queue waiting for its part is let go as the active queue's requests
