@@ -34,6 +34,11 @@ def run(tmp_path, *args):
     (['-b', 'a=$(id)', 'cfq'], 'KEY=VALUE words'),
     (['-r', '0', 'cfq'], "'default': '0'"),
     (['-r', '64k', 'cfq'], "'default': '64k'"),
+    (['-w', 'write', 'cfq'], "read or randread: 'write'"),
+    (['-s', '1G;', 'cfq'], "block size like 4k or 1M: '1G;'"),
+    (['-s', '0', 'cfq'], 'block size'),
+    (['-n', '2', '-p', '7,0', '-l', '0', 'cfq'], 'gives 1 levels for 2 groups'),
+    (['-l', '8', 'cfq'], 'levels 0-7'),
 ])
 def test_refused(tmp_path, args, says):
     r = run(tmp_path, *args)
@@ -51,6 +56,8 @@ def test_refused(tmp_path, args, says):
      'mq-deadline'],
     ['-n', '3', '-p', '0,4,7', '-r', 'default', 'cfq'],
     ['-r', '64', 'cfq'],
+    ['-n', '2', '-p', '7,0', '-l', '0,7', '-w', 'read', '-s', '1M', 'cfq'],
+    ['-w', 'randread', '-s', '64k', '-l', '3', 'cfq'],
 ])
 def test_accepted(tmp_path, args):
     r = run(tmp_path, *args)

@@ -9,13 +9,18 @@
 # separated, gives each group's priority instead.  Prints each
 # window's I/O count.  NULLB, KEY=VALUE words separated by commas,
 # overrides the device's null_blk settings; NR_REQUESTS (default 512)
-# is the elevators' nr_requests, "default" for the kernel's own.
+# is the elevators' nr_requests, "default" for the kernel's own.  RW
+# and BS replace fio's randread and 4k; LEVELS, comma-separated, gives
+# each group's readers a best-effort level.
 set -euo pipefail
 NJOBS=${NJOBS:-1}
 NGROUPS=${NGROUPS:-1}
 NULLB=${NULLB:-}
 NR_REQUESTS=${NR_REQUESTS:-512}
+RW=${RW:-randread}
+BS=${BS:-4k}
 IFS=, read -ra prios <<<"${PRIOS:-}"
+IFS=, read -ra levels <<<"${LEVELS:-}"
 RUNTIME=${RUNTIME:-3}
 out=${RESULTS:-/tmp/results}
 dev=insnprof
@@ -48,7 +53,8 @@ for sched in "$@"; do
 		for g in $(seq "$NGROUPS"); do
 			sh -c 'echo $$ >"$0"; exec "$@"' /dev/cgroup/g$g/tasks \
 				fio --name=r --filename=/dev/$dev --direct=1 \
-				--rw=randread --bs=4k --ioengine=psync \
+				--rw="$RW" --bs="$BS" --ioengine=psync \
+				${levels[g - 1]:+--prioclass=2 --prio=${levels[g - 1]}} \
 				--numjobs="$((NJOBS / NGROUPS))" --time_based \
 				--runtime="$RUNTIME" --group_reporting \
 				--output-format=terse --eta=never \

@@ -7,7 +7,7 @@
 #
 #   tests/tools/insn-profile/insn-profile.sh [-k BZIMAGE] [-n NJOBS] \
 #       [-g NGROUPS | -p PRIOS] [-b NULLB] [-r NR_REQUESTS] [-t TOP] \
-#       [-d PREFIX] SCHED...
+#       [-w RW] [-s BS] [-l LEVELS] [-d PREFIX] SCHED...
 #
 # Prints, for each scheduler, the instructions per I/O of the whole
 # system and of the TOP costliest functions (inlined helpers count in
@@ -21,7 +21,10 @@
 # completion_nsec=200000 hw_queue_depth=32 submit_queues=2" is d32-mq
 # (its timer runs on the instruction clock too).  -r sets the elevators'
 # nr_requests (512 unless given; -r default keeps the kernel's, twice
-# the device's depth: d32-tags).  With -d PREFIX, also
+# the device's depth: d32-tags).  -w and -s give fio's rw and bs
+# (randread and 4k unless given); -l gives each group's readers a
+# best-effort level, one per group: -n 2 -p 7,0 -l 0,7 -w read -s 1M is
+# the dd example gprio-7-vs-0-task-0-vs-7.  With -d PREFIX, also
 # the TOP costliest source lines of the functions named PREFIX*, each
 # block of code counted at its first instruction's line, innermost
 # inlined function first: that needs the object built with -g, e.g.
@@ -38,7 +41,10 @@ nullb=
 nr_requests=512
 top=40
 detail=
-while getopts k:n:g:p:b:r:t:d: opt; do
+rw=randread
+bs=4k
+levels=
+while getopts k:n:g:p:b:r:t:d:w:s:l: opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) njobs=$OPTARG ;;
@@ -48,8 +54,12 @@ while getopts k:n:g:p:b:r:t:d: opt; do
 	r) nr_requests=$OPTARG ;;
 	t) top=$OPTARG ;;
 	d) detail=$OPTARG ;;
+	w) rw=$OPTARG ;;
+	s) bs=$OPTARG ;;
+	l) levels=$OPTARG ;;
 	*) die "usage: $0 [-k BZIMAGE] [-n NJOBS] [-g NGROUPS | -p PRIOS]" \
-	       "[-b NULLB] [-r NR_REQUESTS] [-t TOP] [-d PREFIX] SCHED..." ;;
+	       "[-b NULLB] [-r NR_REQUESTS] [-t TOP] [-w RW] [-s BS]" \
+	       "[-l LEVELS] [-d PREFIX] SCHED..." ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -67,6 +77,17 @@ for kv in $nullb; do
 	[[ $kv =~ ^[a-z_]+=[a-z0-9_]+$ ]] ||
 		die "-b takes null_blk KEY=VALUE words: '$kv'"
 done
+[[ $rw =~ ^(rand)?read$ ]] || die "-w takes read or randread: '$rw'"
+[[ $bs =~ ^[1-9][0-9]*[kM]?$ ]] || die "-s takes a block size like 4k or 1M: '$bs'"
+if [ -n "$levels" ]; then
+	case $levels in
+	*[!0-7,]* | ,* | *, | *,,*)
+		die "-l takes levels 0-7 separated by commas: '$levels'" ;;
+	esac
+	IFS=, read -ra llist <<<"$levels"
+	[ "${#llist[@]}" = "$ngroups" ] ||
+		die "-l gives ${#llist[@]} levels for $ngroups groups"
+fi
 [[ $nr_requests =~ ^([1-9][0-9]*|default)$ ]] ||
 	die "-r takes a number of requests or 'default': '$nr_requests'"
 [ "$ngroups" -ge 1 ] && [ $((njobs % ngroups)) -eq 0 ] &&
@@ -91,6 +112,7 @@ cd "$REPO/tests"
 	--plugin "$plugin,map=$map,out=$res/profile.txt,top=400${detail:+,detail=$detail}" \
 	-- NJOBS="$njobs" NGROUPS="$ngroups" PRIOS="$prios" \
 	NULLB="${nullb// /,}" NR_REQUESTS="$nr_requests" \
+	RW="$rw" BS="$bs" LEVELS="$levels" \
 	bash tests/tools/insn-profile/guest.sh "$@" >&2
 
 "$PY" - "$res/job.log" "$res/profile.txt" "$top" "$build/vmlinux" <<'EOF'
