@@ -30,7 +30,7 @@
 /* Seeky queues compared for the one nearest the head (cfq_rr_nearest()) */
 #define CFQ_NEAR_SCAN		32
 /* low_latency leaves a slice on a disk at least this many seeks long */
-#define CFQ_LOW_SLICE_SEEKS	5
+#define CFQ_LOW_SLICE_SEEKS	10
 /* On a disk of depth 1 the sync slice base is this many far requests */
 #define CFQ_SLICE_SEEKS		8
 /* On a disk a group's turn is at least this many far requests long */
