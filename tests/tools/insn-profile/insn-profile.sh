@@ -64,12 +64,16 @@ while getopts k:n:g:p:b:r:t:d:w:s:l: opt; do
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || die "name one or more schedulers"
+# Option $1 names values 0-7 ($2) separated by commas: refuse anything else.
+check_0_7_list() {
+	case $3 in
+	*[!0-7,]* | ,* | *, | *,,*)
+		die "$1 takes $2 0-7 separated by commas: '$3'" ;;
+	esac
+}
 if [ -n "$prios" ]; then
 	[ "$ngroups_given" = 0 ] || die "-g and -p: give one or the other"
-	case $prios in
-	*[!0-7,]* | ,* | *, | *,,*)
-		die "-p takes priorities 0-7 separated by commas: '$prios'" ;;
-	esac
+	check_0_7_list -p priorities "$prios"
 	IFS=, read -ra plist <<<"$prios"
 	ngroups=${#plist[@]}
 fi
@@ -80,10 +84,7 @@ done
 [[ $rw =~ ^(rand)?read$ ]] || die "-w takes read or randread: '$rw'"
 [[ $bs =~ ^[1-9][0-9]*[kM]?$ ]] || die "-s takes a block size like 4k or 1M: '$bs'"
 if [ -n "$levels" ]; then
-	case $levels in
-	*[!0-7,]* | ,* | *, | *,,*)
-		die "-l takes levels 0-7 separated by commas: '$levels'" ;;
-	esac
+	check_0_7_list -l levels "$levels"
 	IFS=, read -ra llist <<<"$levels"
 	[ "${#llist[@]}" = "$ngroups" ] ||
 		die "-l gives ${#llist[@]} levels for $ngroups groups"
