@@ -205,10 +205,12 @@ def run_once(case, dev, peer_name, peer, runtime, out):
             ['sh', '-c', cmd], stdout=open(f'{out}/g{gi}.json', 'w'),
             stderr=open(f'{out}/g{gi}.err', 'w')))
     load = None
+    media = None
     try:
         window = measure_window(case, [j[0] for j in joins], launched,
                                 fio_runtime, runtime)
         load = sample_load(dev, window)
+        media = sched_media(dev)
     finally:
         codes = [p.wait() for p in procs]
         elapsed = time.time() - launched
@@ -217,6 +219,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         raise RuntimeError(f'fio exited {codes} ({out})')
     res = summarize(case, out, logdir, window, elapsed)
     res.update(load)
+    if media:
+        res['sched_media'] = media
     events = sched_events(dev)
     if events0 and events:
         # The whole run's, not the window's: cfq's decisions, for a look.
@@ -240,6 +244,19 @@ def sched_events(dev):
             return {k: int(v) for k, v in (line.split() for line in f)}
     except (OSError, ValueError):
         return None
+
+
+def sched_media(dev):
+    """cfq's write-cache accounts at the window's end (debugfs `state`:
+    the reads' mean, the debt, a cached write's price), or None."""
+    try:
+        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/state') as f:
+            for line in f:
+                if line.startswith('read_us '):
+                    return line.strip()
+    except OSError:
+        pass
+    return None
 
 
 def group_region(case, dev, gi):
