@@ -531,6 +531,46 @@ static void cfq_test_sync_base(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
 }
 
+/*
+ * The shortest slice low_latency leaves: two idle windows, and where
+ * seeks cost, ten of the longest far requests measured: 90 ms on a disk
+ * whose far 4 KiB reads take 9 ms, 140 ms once far 1 MiB reads of 14 ms
+ * are measured.  Far requests of 1.4 ms (d1-rot) make 14 ms, under the
+ * two idle windows; slice_idle 0 leaves the far requests' floor; where
+ * seeks are free, or requests are counted, only the idle windows count.
+ */
+static void cfq_test_low_slice(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
+	u64 (*mean)[CFQ_NR_SEEK_KINDS] = cmd->svc_mean;
+	u32 (*n)[CFQ_NR_SEEK_KINDS] = cmd->svc_samples;
+
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 16 * MS);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS / 5;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 9 * MS;
+	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 90 * MS);
+	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 14 * MS;
+	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 140 * MS);
+	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 0;
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 0);
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 90 * MS);
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 7 * MS / 5;
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 16 * MS);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS;	/* seeks free */
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 5 * MS / 4;
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 0);
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 0);
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS / 5;
+	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 9 * MS;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 0);
+}
+
 /* A sync queue of @cfqd at BE @level with one request queued. */
 static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
 				     struct cfq_queue *cfqq,
@@ -711,6 +751,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_idles_seeky),
 	KUNIT_CASE(cfq_test_sync_base),
+	KUNIT_CASE(cfq_test_low_slice),
 	KUNIT_CASE(cfq_test_fill_queue),
 	KUNIT_CASE(cfq_test_drain_before_idle_slice),
 	{}
