@@ -462,6 +462,15 @@ static struct cfq_meta_data *cfq_test_depth1_cmd(struct kunit *test)
 	return cmd;
 }
 
+/* Requests of @size and @kind measured enough, taking @mean ns each. */
+static void cfq_test_measured(struct cfq_meta_data *cmd,
+			      enum cfq_svc_size size, enum cfq_seek_kind kind,
+			      u64 mean)
+{
+	cmd->svc_mean[size][kind] = mean;
+	cmd->svc_samples[size][kind] = CFQ_SVC_MIN_SAMPLES;
+}
+
 /*
  * A seeky queue is idled for only on a disk that holds one command at a
  * time and has a seek cost: not with command queueing, not where seeks
@@ -474,10 +483,8 @@ static void cfq_test_idles_seeky(struct kunit *test)
 	struct request_queue *q = cmd->queue;
 	struct blk_mq_tag_set *set = q->tag_set;
 
-	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS;
-	cmd->svc_mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * MS;
-	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
-	cmd->svc_samples[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_NEAR, MS);
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 10 * MS);
 	KUNIT_EXPECT_TRUE(test, cfq_idles_seeky(cmd));
 	set->queue_depth = 32;
 	cfq_test_hook(cmd);
@@ -509,18 +516,14 @@ static void cfq_test_sync_base(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
 	struct blk_mq_tag_set *set = cmd->queue->tag_set;
-	u64 (*mean)[CFQ_NR_SEEK_KINDS] = cmd->svc_mean;
-	u32 (*n)[CFQ_NR_SEEK_KINDS] = cmd->svc_samples;
 
 	cfq_tun_set(cmd, CFQ_SLICE_SYNC, 100);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 10 * MS;
-	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 10 * MS);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 100 * MS);
-	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 16 * MS;
-	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	cfq_test_measured(cmd, CFQ_SVC_LARGE, CFQ_SEEK_FAR, 16 * MS);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 128 * MS);
-	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 30 * MS;
+	cfq_test_measured(cmd, CFQ_SVC_LARGE, CFQ_SEEK_FAR, 30 * MS);
 	KUNIT_EXPECT_EQ(test, cfq_sync_base(cmd), 200 * MS);
 	set->queue_depth = 32;
 	cfq_test_hook(cmd);
@@ -542,31 +545,27 @@ static void cfq_test_sync_base(struct kunit *test)
 static void cfq_test_low_slice(struct kunit *test)
 {
 	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
-	u64 (*mean)[CFQ_NR_SEEK_KINDS] = cmd->svc_mean;
-	u32 (*n)[CFQ_NR_SEEK_KINDS] = cmd->svc_samples;
 
 	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 16 * MS);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS / 5;
-	n[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = CFQ_SVC_MIN_SAMPLES;
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 9 * MS;
-	n[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_NEAR, MS / 5);
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 9 * MS);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 90 * MS);
-	mean[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 14 * MS;
-	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = CFQ_SVC_MIN_SAMPLES;
+	cfq_test_measured(cmd, CFQ_SVC_LARGE, CFQ_SEEK_FAR, 14 * MS);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 140 * MS);
-	n[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 0;
+	cmd->svc_samples[CFQ_SVC_LARGE][CFQ_SEEK_FAR] = 0;
 	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 0);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 90 * MS);
 	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 7 * MS / 5;
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 7 * MS / 5);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 16 * MS);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS;	/* seeks free */
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 5 * MS / 4;
+	/* seeks free */
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_NEAR, MS);
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 5 * MS / 4);
 	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 0);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 0);
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_NEAR] = MS / 5;
-	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = 9 * MS;
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_NEAR, MS / 5);
+	cfq_test_measured(cmd, CFQ_SVC_SMALL, CFQ_SEEK_FAR, 9 * MS);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 0);
 }
