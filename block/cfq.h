@@ -230,58 +230,76 @@ cfq_far_is_short(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * its size takes (the mean charge of the last reads), and follows what the
  * write-back turns out to cost: a step down when a write would owe past
  * the ceiling (the device pays back less than it is charged), a step up
- * when a read still waits behind write-back after the debt is paid, once
- * per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one per
- * CFQ_MEDIA_ADJUST_WRITES cached writes.  Only where the caller asks
- * (@learn, a device of depth 1): with a queue in the disk, a read's time
- * between completions says little of what it waited behind.  A request
- * that takes longer than a read of its size pays off the debt first: its
- * charge drops by its excess, as far as the debt goes.  Time the device
- * spends with nothing to do pays it off too (cfq_media_idle()), as a disk
- * writes back then.  Until reads have been seen, and where writes take
- * about as long as reads (an emulated device where every request costs the
- * same, which may still say it has a write cache), a request is charged
- * the time it took, and nothing is owed or learned; the caller does not
- * ask for writes on a device without a write cache.  Returns the charge
- * for @service ns.
+ * when a request still waits behind write-back after the debt is paid,
+ * once per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one
+ * per CFQ_MEDIA_ADJUST_WRITES cached writes.
+ *
+ * Who waits behind write-back depends on the device's depth (@serial: it
+ * takes one command at a time).  One at a time, it is the next request:
+ * one that takes longer than a read of its size pays off the debt first,
+ * its charge dropping by its excess, as far as the debt goes.  With a
+ * queue in the disk (NCQ), a read's time between completions is the
+ * spread of the queue's, and a disk writes back in its own order, first
+ * when a write needs room: the write that took longer than a cache's work
+ * waited for the write-back, and pays the debt off with all of its time;
+ * reads neither pay nor learn.  There, nothing pays the debt until the
+ * cache is full, so a step down also halves it: the next step waits for
+ * half a ceiling of new debt.  Time the device spends with nothing to do
+ * pays it off too (cfq_media_idle()), as a disk writes back then.  Until
+ * reads have been seen, a request is charged the time it took, and
+ * nothing is owed or learned; so is it where writes take about as long
+ * as reads (an emulated device where every request costs the same, which
+ * may still say it has a write cache): nothing is ever owed there.  The
+ * caller does not ask for writes on a device without a write cache.
+ * Returns the charge for @service ns; cfq_media_step() moves the price
+ * by @step, and says whether it did.
  */
+static inline bool cfq_media_step(struct cfq_media *m, int step)
+{
+	int scale = CFQ_MEDIA_SCALE_ONE + m->write_step + step;
+
+	if (m->writes < CFQ_MEDIA_ADJUST_WRITES ||
+	    scale < CFQ_MEDIA_SCALE_MIN || scale > CFQ_MEDIA_SCALE_MAX)
+		return false;
+	m->write_step += step;
+	m->writes = 0;
+	return true;
+}
+
 static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
-				   bool learn, enum cfq_svc_size size,
+				   bool serial, enum cfq_svc_size size,
 				   u64 service)
 {
 	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
 		   m->read_mean[size] : 0;
 	u64 price = div_u64(cost * (CFQ_MEDIA_SCALE_ONE + m->write_step),
 			    CFQ_MEDIA_SCALE_ONE);
-	u64 paid;
+	u64 excess = 0, paid;
 
 	/* Into the cache: well under a read's time, and under its price. */
 	if (write && service < price &&
 	    service < cost / CFQ_MEDIA_CACHED_DIV) {
 		m->writes++;
 		m->owing = true;
-		if (learn &&
-		    m->debt + price - service > CFQ_MEDIA_DEBT_MAX_NS &&
-		    m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
-		    CFQ_MEDIA_SCALE_ONE + m->write_step > CFQ_MEDIA_SCALE_MIN) {
+		if (m->debt + price - service > CFQ_MEDIA_DEBT_MAX_NS) {
 			/* More owed than the device pays back: too dear. */
-			m->write_step--;
-			m->writes = 0;
+			if (cfq_media_step(m, -1) && !serial)
+				m->debt /= 2;
 		}
 		m->debt = min(m->debt + price - service, CFQ_MEDIA_DEBT_MAX_NS);
 		return price;
 	}
-	if (cost && service > cost) {
-		paid = min(m->debt, service - cost);
-		if (learn && !write && m->owing && paid < service - cost) {
+	/* What of @service may be write-back waited for. */
+	if (serial && cost && service > cost)
+		excess = service - cost;
+	else if (!serial && write && cost)
+		excess = service;
+	if (excess) {
+		paid = min(m->debt, excess);
+		if (m->owing && paid < excess && (!serial || !write)) {
 			/* Write-back outlasted what was owed: too cheap. */
 			m->owing = false;
-			if (m->writes >= CFQ_MEDIA_ADJUST_WRITES &&
-			    CFQ_MEDIA_SCALE_ONE + m->write_step <
-			    CFQ_MEDIA_SCALE_MAX) {
-				m->write_step++;
-				m->writes = 0;
-			}
+			cfq_media_step(m, 1);
 		}
 		m->debt -= paid;
 		service -= paid;

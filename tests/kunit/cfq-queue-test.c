@@ -266,8 +266,8 @@ static void cfq_test_seeks_free(struct kunit *test)
 
 /*
  * A write that the disk's cache took at once is charged what a read
- * costs; the request that then waits behind the write-back pays only
- * its own read.
+ * costs; on a device of depth 1, the request that then waits behind the
+ * write-back pays only its own read.
  */
 static void cfq_test_media_charge(struct kunit *test)
 {
@@ -275,37 +275,36 @@ static void cfq_test_media_charge(struct kunit *test)
 	int i;
 
 	/* No reads seen yet: every request is charged what it took. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL,
 					       MS / 10), MS / 10);
 	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
-		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false,
+		KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, true,
 						       CFQ_SVC_SMALL, 12 * MS),
 				12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* Into the cache in 0.1 ms: charged a read, 11.9 ms owed. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL,
 					       MS / 10), 12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 12 * MS - MS / 10);
 	/* Large requests learn their own cost: none yet. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_LARGE,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_LARGE,
 					       MS / 10), MS / 10);
 	/* A read behind 10 ms of write-back: charged its 12 ms. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, true, CFQ_SVC_SMALL,
 					       22 * MS), 12 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 2 * MS - MS / 10);
 	/* Only what is owed is taken off. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, true, CFQ_SVC_SMALL,
 					       22 * MS), 20 * MS + MS / 10);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* A write to the media (no cache) is charged what it took. */
-	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, true, CFQ_SVC_SMALL,
 					       30 * MS), 30 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, 0);
 	/* The debt has a ceiling, and idle time pays it off. */
 	for (i = 0; i < 1000; i++)
-		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS);
-	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 	cfq_media_idle(&m, 400 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS - 400 * MS);
 	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
@@ -315,9 +314,8 @@ static void cfq_test_media_charge(struct kunit *test)
 /*
  * A cached write's price follows what its write-back costs: down when
  * more is owed than the device pays back (the debt's ceiling), up when
- * a read still waits behind write-back once the debt is paid.  Only
- * where the caller asks (depth 1): cfq_test_media_charge() keeps a read's
- * price throughout.  A write that takes about a read's time did not go
+ * a read still waits behind write-back once the debt is paid (depth 1;
+ * cfq_test_media_queue() for a deeper device).  A write that takes about a read's time did not go
  * into a cache: it teaches nothing (a device on which every request
  * costs the same, though it says it has a write cache).
  */
@@ -362,6 +360,54 @@ static void cfq_test_media_price(struct kunit *test)
 		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.write_step,
 			CFQ_MEDIA_SCALE_MIN - CFQ_MEDIA_SCALE_ONE);
+}
+
+/*
+ * With a queue in the disk, the write that waited for room pays the debt
+ * off, not the reads, whose gaps are their queue's spread; and since
+ * nothing pays it until the cache is full, each step down halves it.
+ */
+static void cfq_test_media_queue(struct kunit *test)
+{
+	struct cfq_media m = { };
+	u64 price;
+	int i;
+
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		cfq_media_charge(&m, false, false, CFQ_SVC_SMALL, 10 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+					       0), 10 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 10 * MS);
+	/* Waited 6 ms for room: write-back already paid for. */
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+					       6 * MS), 0);
+	KUNIT_EXPECT_EQ(test, m.debt, 4 * MS);
+	/* Waited longer than all that was owed: too cheap, a step up. */
+	for (i = 1; i < CFQ_MEDIA_ADJUST_WRITES; i++)
+		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, true, false, CFQ_SVC_SMALL,
+					       80 * MS), 6 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, 1);
+	price = 10 * MS * (CFQ_MEDIA_SCALE_ONE + 1) / CFQ_MEDIA_SCALE_ONE;
+	/* Owed past the ceiling: a step down, and half the debt kept. */
+	for (i = 0; i < 1000 && m.write_step == 1; i++)
+		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
+	KUNIT_EXPECT_GE(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS / 2);
+	KUNIT_EXPECT_LE(test, m.debt, CFQ_MEDIA_DEBT_MAX_NS / 2 + price);
+	/* The next step waits for half a ceiling of new debt. */
+	price = 10 * MS;
+	while (m.debt + price <= CFQ_MEDIA_DEBT_MAX_NS)
+		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
+	cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, -1);
+	/* A read that took three times the mean pays none of the debt. */
+	price = m.debt;
+	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
+					       30 * MS), 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, price);
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
@@ -746,6 +792,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_far_is_short),
 	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_media_price),
+	KUNIT_CASE(cfq_test_media_queue),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_idles_seeky),
