@@ -240,17 +240,18 @@ cfq_far_is_short(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * its charge dropping by its excess, as far as the debt goes.  With a
  * queue in the disk (NCQ), a read's time between completions is the
  * spread of the queue's, and a disk writes back in its own order, first
- * when a write needs room: the write that took longer than a cache's work
+ * when a write needs room: the write that was not taken into the cache
  * waited for the write-back, and pays the debt off with all of its time;
- * reads neither pay nor learn.  There, nothing pays the debt until the
- * cache is full, so a step down also halves it: the next step waits for
- * half a ceiling of new debt.  Time the device spends with nothing to do
- * pays it off too (cfq_media_idle()), as a disk writes back then.  Until
- * reads have been seen, a request is charged the time it took, and
- * nothing is owed or learned; so is it where writes take about as long
- * as reads (an emulated device where every request costs the same, which
- * may still say it has a write cache): nothing is ever owed there.  The
- * caller does not ask for writes on a device without a write cache.
+ * reads neither pay the debt nor move the price.  There, nothing pays
+ * the debt until the cache is full, so a step down also halves it: the
+ * next step waits for half a ceiling of new debt.  Time the device
+ * spends with nothing to do pays it off too (cfq_media_idle()), as a
+ * disk writes back then.  Until reads have been seen, a request is
+ * charged the time it took, and nothing is owed or learned; so is it
+ * where writes take about as long as reads (an emulated device where
+ * every request costs the same, which may still say it has a write
+ * cache): nothing is ever owed there.  The caller does not ask for
+ * writes on a device without a write cache.
  * Returns the charge for @service ns; cfq_media_step() moves the price
  * by @step, and says whether it did.
  */

@@ -315,9 +315,10 @@ static void cfq_test_media_charge(struct kunit *test)
  * A cached write's price follows what its write-back costs: down when
  * more is owed than the device pays back (the debt's ceiling), up when
  * a read still waits behind write-back once the debt is paid (depth 1;
- * cfq_test_media_queue() for a deeper device).  A write that takes about a read's time did not go
- * into a cache: it teaches nothing (a device on which every request
- * costs the same, though it says it has a write cache).
+ * cfq_test_media_queue() for a deeper device).  A write that takes about
+ * a read's time did not go into a cache: it teaches nothing (a device on
+ * which every request costs the same, though it says it has a write
+ * cache).
  */
 static void cfq_test_media_price(struct kunit *test)
 {
@@ -408,6 +409,15 @@ static void cfq_test_media_queue(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
 					       30 * MS), 30 * MS);
 	KUNIT_EXPECT_EQ(test, m.debt, price);
+	/* Nor, the debt paid off while idle, does it move the price. */
+	for (i = 0; i < CFQ_MEDIA_ADJUST_WRITES; i++)
+		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	cfq_media_charge(&m, false, false, CFQ_SVC_SMALL, 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, -1);
+	/* At depth 1 that read would have: write-back outlasted the debt. */
+	cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
 }
 
 /* The per-group round robin orders queues by key, ties in arrival order. */
