@@ -215,6 +215,23 @@ cfq_far_is_short(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
 }
 
 /*
+ * Move a cached write's price by @step (cfq_media_charge()), within its
+ * bounds and at most once per CFQ_MEDIA_ADJUST_WRITES cached writes:
+ * whether it moved.
+ */
+static inline bool cfq_media_step(struct cfq_media *m, int step)
+{
+	int scale = CFQ_MEDIA_SCALE_ONE + m->write_step + step;
+
+	if (m->writes < CFQ_MEDIA_ADJUST_WRITES ||
+	    scale < CFQ_MEDIA_SCALE_MIN || scale > CFQ_MEDIA_SCALE_MAX)
+		return false;
+	m->write_step += step;
+	m->writes = 0;
+	return true;
+}
+
+/*
  * Write caches.  A disk with its volatile write cache on completes a
  * write once the data is in the cache, and writes it to the media later:
  * while it is idle, when a write needs room, on a flush.  Timed from its
@@ -251,22 +268,9 @@ cfq_far_is_short(const u64 mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS],
  * where writes take about as long as reads (an emulated device where
  * every request costs the same, which may still say it has a write
  * cache): nothing is ever owed there.  The caller does not ask for
- * writes on a device without a write cache.
- * Returns the charge for @service ns; cfq_media_step() moves the price
- * by @step, and says whether it did.
+ * writes on a device without a write cache.  Returns the charge for
+ * @service ns.
  */
-static inline bool cfq_media_step(struct cfq_media *m, int step)
-{
-	int scale = CFQ_MEDIA_SCALE_ONE + m->write_step + step;
-
-	if (m->writes < CFQ_MEDIA_ADJUST_WRITES ||
-	    scale < CFQ_MEDIA_SCALE_MIN || scale > CFQ_MEDIA_SCALE_MAX)
-		return false;
-	m->write_step += step;
-	m->writes = 0;
-	return true;
-}
-
 static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 				   bool serial, enum cfq_svc_size size,
 				   u64 service)

@@ -371,7 +371,7 @@ static void cfq_test_media_price(struct kunit *test)
 static void cfq_test_media_queue(struct kunit *test)
 {
 	struct cfq_media m = { };
-	u64 price;
+	u64 price, debt;
 	int i;
 
 	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
@@ -405,10 +405,10 @@ static void cfq_test_media_queue(struct kunit *test)
 	cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
 	KUNIT_EXPECT_EQ(test, m.write_step, -1);
 	/* A read that took three times the mean pays none of the debt. */
-	price = m.debt;
+	debt = m.debt;
 	KUNIT_EXPECT_EQ(test, cfq_media_charge(&m, false, false, CFQ_SVC_SMALL,
 					       30 * MS), 30 * MS);
-	KUNIT_EXPECT_EQ(test, m.debt, price);
+	KUNIT_EXPECT_EQ(test, m.debt, debt);
 	/* Nor, the debt paid off while idle, does it move the price. */
 	for (i = 0; i < CFQ_MEDIA_ADJUST_WRITES; i++)
 		cfq_media_charge(&m, true, false, CFQ_SVC_SMALL, 0);
