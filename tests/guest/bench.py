@@ -426,7 +426,17 @@ def summarize(case, out, logdir, window, elapsed):
                                            for j in jobs)})
     secs = (window[1] - window[0]) / 1000.0
     total = sum(u['ios'] for u in units)
+    # Each kind of task of each group (its n processes together): a
+    # group's share can hide a kind its scheduler left waiting.  'like'
+    # names what makes two kinds' I/Os cost alike, but for the direction.
+    kinds = [{'group': gi, 'task': j, 'n': t.n, 'rw': t.rw,
+              'like': f'{t.bs} {t.rw.startswith("rand")} {t.ioclass} '
+                      f'{t.level} {t.ionice} {t.think_us} {t.direct}',
+              'ios': sum(per_task.get((gi, j), (0.0, 0.0)))}
+             for gi, g in enumerate(case.groups)
+             for j, t in enumerate(g.tasks)]
     return {'window_s': secs, 'elapsed_s': elapsed, 'units': units,
+            'kinds': kinds,
             'total_ios': total, 'iops': total / secs if secs else 0.0,
             'shares': shares.percentages([u['ios'] for u in units])}
 

@@ -63,6 +63,40 @@ def ceiling(run, none_iops):
     return min(caps)
 
 
+# A kind of task doing under this part of its group's rate per process
+# (kind_rate()) is starved.  Kinds compared differ only in reading or
+# writing, but a write into a disk's cache can cost it several times
+# less than a read: where cfq splits a group's time evenly, such writers
+# complete some four times the readers' I/Os (the readers then at 19 %
+# of their group's rate on hdd-ncq).  A tenth leaves room for that.
+STARVED = 0.1
+
+
+def kind_rate(run):
+    """The slowest kind of task of a group whose kinds differ only in
+    reading or writing (15 random 4 KiB readers beside 15 such writers),
+    as its I/Os per process against its group's per process in the
+    window; None where no group has such kinds, or the run did not
+    record them.  A group's share can be right while one kind of its
+    tasks waits the whole run: a peer that serves only the readers of a
+    mixed case completes more I/Os where reads cost the disk less, and
+    its total is no reference for a throughput bar.  Kinds that differ
+    in size, pattern or priority are not compared: their rates differ by
+    design."""
+    groups = defaultdict(list)
+    for k in run.get('kinds') or []:
+        groups[k['group']].append(k)
+    rates = []
+    for kinds in groups.values():
+        ios = sum(k['ios'] for k in kinds)
+        n = sum(k['n'] for k in kinds)
+        if len(kinds) < 2 or not ios or \
+                len({k['like'] for k in kinds}) > 1:
+            continue
+        rates += [(k['ios'] / k['n']) / (ios / n) for k in kinds]
+    return min(rates) if rates else None
+
+
 def aggregate(runs):
     """[row] with one row per (exp, case, profile, peer), in run order."""
     by_key = defaultdict(list)
@@ -88,6 +122,7 @@ def aggregate(runs):
                                              r['profile'], r['run']))]
         ceils = [(r['iops'], ceiling(r, none_iops)) for r in rs]
         ceils = [(got, c) for got, c in ceils if c]
+        kinds = [v for v in map(kind_rate, rs) if v is not None]
         p99 = []
         for i in range(nunits):
             vals = [r['units'][i]['p99_ms'] for r in rs
@@ -113,6 +148,7 @@ def aggregate(runs):
             'cpu_busy': _mean_of(rs, 'cpu_busy'),
             'nprocs': rs[0]['nprocs'], 'scale': rs[0].get('scale', 1.0),
             'isolate': rs[0].get('isolate'),
+            'kind_rate': min(kinds) if kinds else None,
         })
     return rows
 
@@ -162,6 +198,14 @@ def io_bar_value(row):
     return row['iops_vs_none']
 
 
+def _fmt_kind(row):
+    """The slowest kind of task's rate against its group's, worst run."""
+    v = row.get('kind_rate')
+    if v is None:
+        return '-'
+    return f'{100 * v:.0f} %' + (' starved' if v < STARVED else '')
+
+
 def markdown(rows):
     out = []
     cur = None
@@ -169,6 +213,8 @@ def markdown(rows):
         head = (row['exp'], row['case'], row['profile'])
         if head != cur:
             cur = head
+            mixed = any(r.get('kind_rate') is not None for r in rows
+                        if (r['exp'], r['case'], r['profile']) == head)
             out += ['', f'### {row["exp"]} / {row["case"]} on '
                     f'`{row["profile"]}`', '',
                     f'{row["title"]}. Units: {", ".join(row["labels"])}; '
@@ -178,14 +224,18 @@ def markdown(rows):
                     + f'; {row["runs"]} run(s), '
                     f'{row["window_s"]:.0f} s common window each.', '',
                     '| peer | shares % | target % | error pts (mean / worst)'
-                    ' | IOPS | vs none | p99 ms | busy % dev / cpu |',
-                    '|---|---|---|---|---|---|---|---|']
+                    ' | IOPS | vs none | p99 ms | busy % dev / cpu |'
+                    + (' slowest kind, of its group\'s rate |' if mixed
+                       else ''),
+                    '|---|---|---|---|---|---|---|---|'
+                    + ('---|' if mixed else '')]
         vs = _fmt_vs(row)
         out.append(f'| {row["peer"]} | {_fmt_shares(row["shares"])} | '
                    f'{_fmt_shares(row["target"])} | '
                    f'{row["err_mean"]:.1f} / {row["err_worst"]:.1f} | '
                    f'{row["iops"]:.0f} | {vs} | {_fmt_p99(row["p99_ms"])} | '
-                   f'{_fmt_busy(row)} |')
+                   f'{_fmt_busy(row)} |'
+                   + (f' {_fmt_kind(row)} |' if mixed else ''))
     return '\n'.join(out).lstrip('\n') + '\n'
 
 
@@ -197,7 +247,8 @@ def headline(rows, peers=HEADLINE_PEERS):
     """README's Results table: per case, the shares of bfq (both
     low_latency settings) and cfq with the error in points, and the I/O
     totals of bfq-ll0 and cfq against none's (or the split's ceiling,
-    marked "c")."""
+    marked "c").  A peer that starved a kind of task of a group
+    (kind_rate()) says so beside its shares."""
     by = {(r['exp'], r['case'], r['profile'], r['peer']): r for r in rows}
     target = {}
     for r in rows:
@@ -221,6 +272,9 @@ def headline(rows, peers=HEADLINE_PEERS):
             r = by.get(key + (p,))
             cell = '-' if r is None else \
                 f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f})'
+            if r is not None and r.get('kind_rate') is not None and \
+                    r['kind_rate'] < STARVED:
+                cell += f', a kind starved ({100 * r["kind_rate"]:.0f} %)'
             cells.append(f'**{cell}**' if p == 'cfq' and r else cell)
         out.append(f'| {key[0]}/{key[1]} | {key[2]} | {_fmt_shares(tgt)} '
                    f'| ' + ' | '.join(cells) + f' | '

@@ -172,3 +172,53 @@ def test_readme_shows_the_bench_report():
     results = readme.split('\n## Results\n', 1)[1].split('\n## ', 1)[0]
     assert table.group(1) in results
     assert f'`{commit.group(1)}`' in results
+
+
+def test_starved_kind():
+    """RFC Test 1 read+write on hdd-q1-wt (2026-11-29): bfq-ll0 completed
+    24 writes of 15 writers beside 1443 reads of 15 readers in its first
+    group.  Its total is then a readers' total; the report says so."""
+    def mixed(peer, reads, writes, like_w='4k True None None None 0 True'):
+        r = _run(peer, 1, (61.5, 30.8, 7.7), reads + writes)
+        r['case'] = 'read+write'
+        r['kinds'] = [{'group': g, 'task': j, 'n': 15, 'rw': rw,
+                       'like': like, 'ios': ios}
+                      for g in range(3)
+                      for j, (rw, like, ios) in enumerate((
+                          ('randread', '4k True None None None 0 True',
+                           reads),
+                          ('randwrite', like_w, writes)))]
+        return r
+    # mq-deadline: 15 writes beside 714 reads, a writer at 4 % of the
+    # group's rate per process.  cfq on hdd-ncq, writers into the cache:
+    # its readers at 19 %, not starved.
+    runs = [mixed('bfq-ll0', 1443, 24), mixed('mq-deadline', 714, 15),
+            mixed('cfq', 679, 694), mixed('cfq-ncq', 76, 724)]
+    rows = {r['peer']: r for r in report.aggregate(runs)}
+    assert abs(rows['bfq-ll0']['kind_rate'] - 2 * 24 / 1467) < 1e-9
+    assert abs(rows['cfq']['kind_rate'] - 2 * 679 / 1373) < 1e-9
+    md = report.markdown([rows['bfq-ll0'], rows['mq-deadline'],
+                          rows['cfq']])
+    assert "slowest kind, of its group's rate |" in md
+    assert '| 3 % starved |' in md and '| 4 % starved |' in md
+    assert '| 99 % |' in md
+    assert report.aggregate([runs[3]])[0]['kind_rate'] > report.STARVED
+    # Kinds that differ in more than direction are not compared.
+    other = mixed('cfq', 679, 24, like_w='1m False None None None 0 True')
+    assert report.aggregate([other])[0]['kind_rate'] is None
+    # Runs from before the kinds were recorded: no column.
+    plain = report.aggregate([_run('cfq', 1, (61.5, 30.8, 7.7), 800)])
+    assert plain[0]['kind_rate'] is None
+    assert 'slowest kind' not in report.markdown(plain)
+
+
+def test_headline_says_starved():
+    r = _run('bfq-ll0', 1, (61.5, 30.8, 7.7), 165)
+    r['kinds'] = [{'group': 0, 'task': j, 'n': 15, 'rw': rw, 'like': 'x',
+                   'ios': ios}
+                  for j, (rw, ios) in enumerate((('randread', 1443),
+                                                 ('randwrite', 24)))]
+    c = _run('cfq', 1, (61.5, 30.8, 7.7), 155)
+    md = report.headline(report.aggregate([r, c]))
+    assert '61.5/30.8/7.7 (0.0), a kind starved (3 %)' in md
+    assert md.count('starved') == 1
