@@ -347,6 +347,8 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
         io = io_bar_value(r)
         if io is None or io < bars['iops_vs_none']:
             fails.append('I/Os')
+        if r.get('kind_rate') is not None and r['kind_rate'] < STARVED:
+            fails.append('a kind starved')
         met += not fails
         a, b = cells(r)
         c, d = cells(other.get((r['exp'], r['case'], r['profile'])))
@@ -358,7 +360,8 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
     out.append(f'{met} of {len(mine)} cases meet every bar (error <= '
                f'{bars["err_mean"]:g} pts mean, <= {bars["err_worst"]:g} '
                f'in every run, I/Os >= {100 * bars["iops_vs_none"]:.0f} % '
-               'of none, or of the ceiling where the case has one).')
+               'of none, or of the ceiling where the case has one; no '
+               'kind of task starved).')
     return '\n'.join(out) + '\n', met, len(mine)
 
 

@@ -206,6 +206,11 @@ def test_starved_kind():
     # Kinds that differ in more than direction are not compared.
     other = mixed('cfq', 679, 24, like_w='1m False None None None 0 True')
     assert report.aggregate([other])[0]['kind_rate'] is None
+    # The scheduler under test is held to it too.
+    rows = report.aggregate([dict(mixed('cfq', 1443, 24), peer='cfq'),
+                             dict(mixed('none', 600, 600), peer='none')])
+    md, met, total = report.acceptance(rows)
+    assert (met, total) == (0, 1) and 'no: a kind starved' in md
     # Runs from before the kinds were recorded: no column.
     plain = report.aggregate([_run('cfq', 1, (61.5, 30.8, 7.7), 800)])
     assert plain[0]['kind_rate'] is None
