@@ -248,6 +248,31 @@ def test_quick_isolation(lean_kernel, vm_results):
     assert (met, n) == (1, 1), md
 
 
+def test_readers_beside_writers(lean_kernel, vm_results):
+    """RFC Test 1 read+write on the depth-1 disk: each group runs 15
+    random readers and 15 random writers.  cfq must serve both kinds of
+    each group (the slowest within half of its group's rate per process)
+    and hold the shares; bfq-ll0, beside it, holds the shares by serving
+    the readers only (its writers at 0.00-0.01 writes a process a second
+    in `docs/results/recheck/rw-kinds/`), which the report must call
+    starved: the measure can fail.  One run of 10 s on the instruction
+    clock, one vCPU."""
+    out = os.path.join(vm_results, 'readers-writers')
+    rc = bench.main(['--kernel', lean_kernel, '--out', out,
+                     '--exp', 'rfc-test1', '--case', 'read+write',
+                     '--profile', 'd1-rot', '--peer', 'bfq-ll0',
+                     '--peer', 'cfq', '--runs', '1', '--runtime', '10',
+                     '--icount', '--cpus', '1'])
+    assert rc == 0
+    rows = {r['peer']: r for r in
+            report.aggregate(report.load_runs(os.path.join(out, 'bench')))}
+    print(report.markdown(list(rows.values())))
+    cfq, bfq = rows['cfq'], rows['bfq-ll0']
+    assert cfq['err_worst'] <= 3.0, cfq['shares']
+    assert cfq['kind_rate'] >= 0.5, cfq['kind_rate']
+    assert bfq['kind_rate'] < report.STARVED, bfq['kind_rate']
+
+
 def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     """The quick set (RFC Test 1 readers, the four dd examples, the
     two-level hierarchy) against none and cfq, on v1 and v2, in one
