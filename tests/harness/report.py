@@ -198,12 +198,17 @@ def io_bar_value(row):
     return row['iops_vs_none']
 
 
+def _starved(row):
+    """Did a kind of task of a group starve in some run (kind_rate())?"""
+    return row.get('kind_rate') is not None and row['kind_rate'] < STARVED
+
+
 def _fmt_kind(row):
     """The slowest kind of task's rate against its group's, worst run."""
-    v = row.get('kind_rate')
-    if v is None:
+    if row.get('kind_rate') is None:
         return '-'
-    return f'{100 * v:.0f} %' + (' starved' if v < STARVED else '')
+    return f'{100 * row["kind_rate"]:.0f} %' + \
+        (' starved' if _starved(row) else '')
 
 
 def markdown(rows):
@@ -272,8 +277,7 @@ def headline(rows, peers=HEADLINE_PEERS):
             r = by.get(key + (p,))
             cell = '-' if r is None else \
                 f'{_fmt_shares(r["shares"])} ({r["err_mean"]:.1f})'
-            if r is not None and r.get('kind_rate') is not None and \
-                    r['kind_rate'] < STARVED:
+            if r is not None and _starved(r):
                 cell += f', a kind starved ({100 * r["kind_rate"]:.0f} %)'
             cells.append(f'**{cell}**' if p == 'cfq' and r else cell)
         out.append(f'| {key[0]}/{key[1]} | {key[2]} | {_fmt_shares(tgt)} '
@@ -347,7 +351,7 @@ def acceptance(rows, peer='cfq', beside='bfq-ll0', bars=None):
         io = io_bar_value(r)
         if io is None or io < bars['iops_vs_none']:
             fails.append('I/Os')
-        if r.get('kind_rate') is not None and r['kind_rate'] < STARVED:
+        if _starved(r):
             fails.append('a kind starved')
         met += not fails
         a, b = cells(r)
