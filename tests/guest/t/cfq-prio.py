@@ -7,7 +7,8 @@ users see it:
   positioning per slice) within 3 points;
 - an RT reader takes at least 90 % from a BE reader;
 - an IDLE reader gets nothing while a BE reader is busy, and the disk
-  once the BE reader stops;
+  once the BE reader stops (0.8 of the BE reader's rate; a half on the
+  7200 rpm disk, see below);
 - ionice on a running reader shifts its share within two seconds."""
 import os
 import subprocess
@@ -63,8 +64,17 @@ check(busy[1] >= 100 and busy[0] <= 0.01 * sum(busy),
       f'IDLE got {busy[0]} of {sum(busy)} I/Os while BE was busy')
 rate_be = busy[1] / 4.0
 rate_idle = after[0] / 3.5
-check(rate_idle > 0 and rate_idle >= 0.8 * rate_be,
-      f'IDLE alone: {rate_idle:.0f} IOPS vs BE {rate_be:.0f} IOPS before')
+# Alone, the IDLE reader gets the disk: at least 0.8 of the BE reader's
+# rate on null_blk.  On the emulated disk these reads are hits in its
+# read cache, a few microseconds of model time each, so the rate is how
+# soon the guest wakes for them, and that follows the host's clock while
+# the guest waits: a CI run read 2101 IOPS alone after 3335 for BE, its
+# rerun 5004 after 4965.  There a half.  An IDLE queue held back by the
+# idle-class delay would read a few I/Os a second.
+least = 0.5 if os.environ.get('CFQ_DISK') else 0.8
+check(rate_idle > 0 and rate_idle >= least * rate_be,
+      f'IDLE alone: {rate_idle:.0f} IOPS vs BE {rate_be:.0f} IOPS before '
+      f'(at least {least:.0%})')
 
 # 4. ionice on a running reader: both BE4, then reader 0 goes to BE0.
 f = Fio('live', disk, [seq(0, prioclass=2, prio=4),
