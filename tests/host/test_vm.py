@@ -27,7 +27,7 @@ GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
 #   request decides whether the group it is alone in may be left waiting
 #   (tests/guest/t/cfq-runs.sh).  By the host's clock CI hosts read the
 #   group pair 82.0-85.4 for 88.9 and the level pair 75.7-79.6 for 81.8;
-#   on the instruction clock 85.1-88.8 and 79.0-81.9.
+#   on the instruction clock 85.1-88.8 (nine runs) and 79.0-81.9 (four).
 ICOUNT_TESTS = ['env', 'hdd-model', 'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1',
                 'cfq-runs']
 

@@ -91,7 +91,7 @@ runs() {
 
 runs dispatch_none 4 runsboth 0 runsboth 7 81.8 "level 0 beside level 7" 3
 # The group pair is capped (issue 17).  Timed by the host's clock, CI
-# hosts read it 82.0-85.4; on the instruction clock eight runs read
+# hosts read it 82.0-85.4; on the instruction clock nine runs read
 # 85.1-88.8, in two regimes (88.8, or 85-86), whatever the host did:
 # 5 points.
 runs slice_expire 10 runs0 7 runs7 0 88.9 "group 0 beside group 7" 5
