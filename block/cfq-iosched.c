@@ -1864,6 +1864,8 @@ static int cfq_groups_show(void *data, struct seq_file *m)
 			   cfqd->busy[CFQ_CLASS_RT], cfqd->busy[CFQ_CLASS_BE],
 			   cfqd->busy[CFQ_CLASS_IDLE], cfqd->dispatched,
 			   cfqd->service, cfqd->turns);
+		seq_printf(m, " think_ns %llu think_samples %u",
+			   cfqd->think_mean, cfqd->think_samples);
 		seq_printf(m, " own %s", cfq_entity_where(&cfqd->self));
 		if (cfqd->parent)
 			seq_printf(m, " in_parent %s",
