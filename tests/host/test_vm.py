@@ -23,11 +23,10 @@ GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
 #   guest runs it.  Timed by the host's clock, a CI host that lost CPU to
 #   its hypervisor saw 82 MB/s where the model gives 140; on the
 #   instruction clock the server's CPU time is the same on every host.
-# - cfq-runs' pairs of readers: how long a reader takes to send its next
-#   request decides whether the group it is alone in may be left waiting
-#   (tests/guest/t/cfq-runs.sh).  By the host's clock CI hosts read the
-#   group pair 82.0-85.4 for 88.9 and the level pair 75.7-79.6 for 81.8;
-#   on the instruction clock 85.1-88.8 (nine runs) and 79.0-81.9 (four).
+# - cfq-runs' pairs of readers (tests/guest/t/cfq-runs.sh), whose shares
+#   moved with the host: by the host's clock CI hosts read the group pair
+#   82.0-85.4 for 88.9 and the level pair 75.7-79.6 for 81.8; on the
+#   instruction clock 85.1-88.8 (nine runs) and 79.0-81.9 (four).
 ICOUNT_TESTS = ['env', 'hdd-model', 'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1',
                 'cfq-runs']
 
