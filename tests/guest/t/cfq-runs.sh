@@ -93,9 +93,8 @@ runs dispatch_none 4 runsboth 0 runsboth 7 81.8 "level 0 beside level 7" 3
 # The group pair is capped (issue 17).  Timed by the host's clock, CI
 # hosts read it 82.0-85.4; on the instruction clock nine runs read
 # 85.1-88.8, in two regimes (88.8, or 85-86), whatever the host did:
-# 5 points.  In the second the level-7 group reads about a third more
-# and the level-0 group as much; the level-0 group's think time
-# (debugfs groups) is 140-290 us in both.
+# 5 points.  In the second the level-7 group reads up to a third more;
+# the level-0 group's think time (debugfs groups) is 140-290 us in both.
 runs slice_expire 10 runs0 7 runs7 0 88.9 "group 0 beside group 7" 5
 
 trap - EXIT
