@@ -6,12 +6,11 @@ bench.py), then write the report.
 CLI: python3 -m harness.bench --kernel BZIMAGE --out DIR [--report DIR]
         [--exp E]... [--case C]... [--profile P]... [--peer P]... [--runs N]
         [--runtime S] [--scale F] [--quick] [--seed-style]
-        [--cpus N] [--icount [--warp]]
+        [--cpus N] [--icount]
 
 --icount runs the guest on an instruction-counted clock (see vm.py): a
 guest second is 10^9 instructions, so IOPS measure work per I/O and do
-not move with the host's load.  For the CPU-cost experiment.  --warp
-also skips the guest's idle time (vm.qemu_argv(icount='warp')).
+not move with the host's load.  For the CPU-cost experiment.
 """
 import argparse
 import os
@@ -103,10 +102,7 @@ def guest_command(args):
 def report_header(args):
     """What the report came from: the kernel's commit, the clock, the
     runs; so a table can be told apart from an older one."""
-    clock = "the host's"
-    if args.icount:
-        clock = 'instruction-counted' + (', idle-skipping' if args.warp
-                                         else '')
+    clock = 'instruction-counted' if args.icount else "the host's"
     kernel = (f'the series at `{args.commit}`' if args.commit
               else f'`{args.kernel}`')
     return (f'Kernel: {kernel}, lean test config; {args.cpus} vCPUs, '
@@ -130,8 +126,6 @@ def main(argv=None):
     ap.add_argument('--seed-style', action='store_true')
     ap.add_argument('--cpus', type=int, default=2)
     ap.add_argument('--icount', action='store_true')
-    ap.add_argument('--warp', action='store_true',
-                    help="with --icount: skip the guest's idle time")
     ap.add_argument('--commit', help='the commit the kernel was built '
                     'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)
@@ -147,7 +141,7 @@ def main(argv=None):
           f'(VM timeout {timeout}s)', file=sys.stderr)
     res = vm.run(args.kernel, guest_command(args), args.out,
                  timeout=timeout, mem='3G', append=append, cpus=args.cpus,
-                 icount=vm.icount_mode(args))
+                 icount=args.icount)
     if not res.ok:
         vm.show_job_log(args.out)
         if not report.load_runs(f'{args.out}/bench'):

@@ -421,8 +421,6 @@ def main(argv=None):
     ap.add_argument('--icount', action='store_true',
                     help='one vCPU whose clock counts instructions: '
                     'timings that do not move with the host')
-    ap.add_argument('--warp', action='store_true',
-                    help="with --icount: skip the guest's idle time")
     args = ap.parse_args(argv)
     if args.icount:
         args.cpus = 1
@@ -447,7 +445,7 @@ def main(argv=None):
           f'{timeout}s)', file=sys.stderr)
     res = vm.run(args.kernel, guest_command(args), args.out,
                  timeout=timeout, mem='3G', cpus=args.cpus,
-                 icount=vm.icount_mode(args))
+                 icount=args.icount)
     root = os.path.join(args.out, 'dyn')
     if not res.ok:
         vm.show_job_log(args.out)

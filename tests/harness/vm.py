@@ -94,22 +94,11 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
               icount=False, plugins=()):
     """With icount, the guest's clock counts the instructions it runs
     (1 ns each, TCG only, one host thread for all vCPUs): time measured
-    in the guest is then work done, whatever else the host is doing.
-    While the guest idles, its clock follows the host's (QEMU's default
-    sleep=on), so a host short of CPU still shows a little.
-
-    icount='warp' (sleep=off) lets the clock jump to the guest's next
-    timer whenever it idles: a device-bound run takes the host only the
-    time its instructions take (the quick fairness set on d1-rot: 240 s
-    instead of 404), and nothing of the host's clock shows.  But a task
-    that waits for the host (a file on the 9p root, a page of a program
-    started) then waits for as many timers as fire meanwhile: with a
-    poll every 100 ms running, a starting fio took seconds of guest time.
-    So only for runs whose measurement starts once every worker runs, and
-    whose guest tasks read nothing from the host while they measure."""
+    in the guest is then work done, mostly whatever else the host is
+    doing: while the guest idles its clock follows the host's (QEMU's
+    default sleep=on), so a host short of CPU still shows."""
     if icount:
-        sleep = 'off' if icount == 'warp' else 'on'
-        accel = ['-accel', 'tcg', '-icount', f'shift=0,sleep={sleep}',
+        accel = ['-accel', 'tcg', '-icount', 'shift=0',
                  '-cpu', 'max']
     elif kvm_usable():
         accel = ['-accel', 'kvm', '-cpu', 'host']
@@ -136,13 +125,6 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
     for plugin in plugins:
         argv += ['-plugin', plugin]
     return argv
-
-
-def icount_mode(args):
-    """qemu_argv()'s icount from a CLI's --icount and --warp."""
-    if args.warp and not args.icount:
-        raise SystemExit('--warp needs --icount')
-    return 'warp' if args.warp else args.icount
 
 
 def judge(results, expect, timed_out=False):

@@ -228,7 +228,7 @@ def test_sequential_reader_among_random_ones_on_ncq(lean_kernel, hdd_tool,
 def _quick_bench(lean_kernel, out, *extra):
     rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
                      '--profile', 'd1-rot', '--runtime', '10',
-                     '--icount', '--warp', '--cpus', '1', *extra])
+                     '--icount', '--cpus', '1', *extra])
     assert rc == 0
     return report.aggregate(report.load_runs(os.path.join(out, 'bench')))
 
@@ -263,13 +263,13 @@ def test_readers_beside_writers(lean_kernel, vm_results):
     the readers only (its writers at 0.00-0.01 writes a process a second
     in `docs/results/recheck/rw-kinds/`), which the report must call
     starved: the measure can fail.  One run of 10 s on the instruction
-    clock with its idle time skipped (--warp), one vCPU."""
+    clock, one vCPU."""
     out = os.path.join(vm_results, 'readers-writers')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
                      '--exp', 'rfc-test1', '--case', 'read+write',
                      '--profile', 'd1-rot', '--peer', 'bfq-ll0',
                      '--peer', 'cfq', '--runs', '1', '--runtime', '10',
-                     '--icount', '--warp', '--cpus', '1'])
+                     '--icount', '--cpus', '1'])
     assert rc == 0
     rows = {r['peer']: r for r in
             report.aggregate(report.load_runs(os.path.join(out, 'bench')))}
@@ -296,11 +296,9 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     ratio to `none` measured the host: a CI run had cfq at 69 % of none,
     and 82 % when measured again.  On the instruction clock the same
     cases keep the disk busy (102-103 a second for every scheduler) and
-    the ratio measures the scheduler.  Not exactly, though: in a check
-    run on a host short of CPU every dd total read 89-103, cfq-v2 at 90 %
-    of none once, because the guest's idle time followed the host's
-    clock.  It is skipped now (--warp, vm.qemu_argv()): every dd total
-    reads 109-110, and the set takes 3.3 minutes instead of 6.1."""
+    the ratio measures the scheduler.  Not exactly, though
+    (vm.qemu_argv()): in a check run on a host short of CPU every dd
+    total read 89-103, cfq-v2 at 90 % of none once."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
                         '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')
@@ -347,7 +345,7 @@ D8_CASES = ['late-joiner-0-7', 'leave-return', 'on-off', 'ioprio-change']
 
 
 @pytest.mark.parametrize('prof,extra', [
-    ('d1-rot', ['--icount', '--warp']),
+    ('d1-rot', ['--icount']),
     pytest.param('d8', [f'--case={c}' for c in D8_CASES],
                  marks=pytest.mark.host_clock)],
     ids=['d1-rot', 'd8'])
@@ -365,8 +363,7 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra):
     hypervisor reached 300-700 of the disk's 1000 I/Os a second, and
     four cases missed (10-second errors up to 3.6); on the instruction
     clock the same kernel reads 820-920 and the 10-second errors stay
-    under 1.  The guest's idle time is skipped (--warp): the set takes 4
-    minutes instead of 6.7, with the same errors.  The depth-8 device runs on the host's clock, two vCPUs (it
+    under 1.  The depth-8 device runs on the host's clock, two vCPUs (it
     is CPU-bound: one vCPU on the instruction clock takes 4x as long).
 
     A group's turn on d1-rot is about 100 ms, so a one-second window
