@@ -26,7 +26,9 @@ GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
 # - cfq-runs' pairs of readers (tests/guest/t/cfq-runs.sh), whose shares
 #   moved with the host: by the host's clock CI hosts read the group pair
 #   82.0-85.4 for 88.9 and the level pair 75.7-79.6 for 81.8; on the
-#   instruction clock 85.1-88.8 (nine runs) and 79.0-81.9 (four).
+#   instruction clock 85.1-88.8 (nine runs) and 79.0-81.9 (four).  Those
+#   were each fio's own 3 s, which held part of the other's start or end;
+#   over the time both ran seven runs read 88.8-88.9 and 81.5-81.9.
 ICOUNT_TESTS = ['env', 'hdd-model', 'cfq-prio@hdd-q1', 'cfq-dd@hdd-q1',
                 'cfq-runs']
 
