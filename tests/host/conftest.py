@@ -2,9 +2,11 @@
 """Shared fixtures.  Tests marked `vm` build the kernel and boot it; the
 rest are pure host-side unit tests (`make unit` runs only those)."""
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -14,7 +16,7 @@ sys.path.insert(0, os.path.join(REPO, 'tests'))
 
 FIXTURES = os.path.join(HERE, 'fixtures')
 
-from harness import vm  # noqa: E402 (after the path above)
+from harness import debugsuite, vm  # noqa: E402 (after the path above)
 
 
 def pytest_configure(config):
@@ -37,9 +39,11 @@ def pytest_configure(config):
 # whose results do not depend on what else the host runs.  That leaves
 # the second CPU to the build: in a run from a cold cache the debug
 # kernel took 18.7 minutes there, behind 27.8 minutes of such guests,
-# where it had taken about 15 on both CPUs before them.  The guests
-# timed by the host's clock wait for the build to end; the debug
-# kernel's suite runs last.
+# where it had taken about 15 on both CPUs before them.  Once built, the
+# debug kernel's suite (harness/debugsuite.py) runs there too, still
+# under nice 19, on the CPU the guests leave.  The guests timed by the
+# host's clock wait for both to end; the debug suite's tests, last, read
+# what it left.
 PHASE_LEAN, PHASE_UNIT, PHASE_ICOUNT, PHASE_HOST_CLOCK, PHASE_DEBUG = range(5)
 
 
@@ -95,36 +99,51 @@ def _build(flavor):
 
 
 class BackgroundBuild:
-    """scripts/build.sh FLAVOR under nice 19, its output in a log file
-    (a background process writing to pytest's descriptors would land in
+    """scripts/build.sh FLAVOR under nice 19, then, if it succeeded and
+    was given one, a command that takes the kernel (--kernel BZIMAGE), in
+    the same process group; the output of both in a log file (a
+    background process writing to pytest's descriptors would land in
     whichever test's captured output)."""
 
     def __init__(self):
         self.proc = self.log = None
+        self.then = []
 
-    def start(self, flavor, log):
-        self.flavor, self.log = flavor, log
+    def start(self, flavor, log, then=()):
+        self.flavor, self.log, self.then = flavor, log, list(then)
         os.makedirs(os.path.dirname(log), exist_ok=True)
-        # The log's last line says how long the build took.
-        script = '"$0" "$1"; rc=$?; echo "# exit $rc after $SECONDS s"; ' \
-                 'exit $rc'
+        # The log's line after the build's output says how it ended and
+        # how long it took.
+        script = ('"$0" "$1"; rc=$?; echo "# exit $rc after $SECONDS s"; '
+                  '[ $rc = 0 ] && [ $# -gt 2 ] || exit $rc; '
+                  'k=$(grep "bzImage$" "$2" | tail -n 1); shift 2; '
+                  'exec "$@" --kernel "$k"')
         with open(log, 'w') as f:
             self.proc = subprocess.Popen(
                 ['nice', '-n', '19', 'bash', '-c', script,
-                 os.path.join(REPO, 'scripts', 'build.sh'), flavor],
-                stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+                 os.path.join(REPO, 'scripts', 'build.sh'), flavor, log,
+                 *self.then],
+                stdout=f, stderr=subprocess.STDOUT, start_new_session=True,
+                cwd=os.path.join(REPO, 'tests'))
 
     def wait(self):
-        """The build's exit status (None: none was started)."""
+        """The exit status of the build, or of the command after it (None:
+        none was started)."""
         return None if self.proc is None else self.proc.wait()
 
     def result(self):
-        """The bzImage's path; the log's end if the build failed."""
-        rc = self.wait()
-        with open(self.log, errors='replace') as f:
-            text = f.read()
-        if rc != 0:
-            pytest.fail(f'scripts/build.sh {self.flavor} failed ({rc}), '
+        """The bzImage's path once built (the command after it may still
+        be running); the log's end if the build failed."""
+        while True:
+            with open(self.log, errors='replace') as f:
+                text = f.read()
+            ends = re.findall(r'^# exit (\d+) after', text, re.M)
+            if ends or self.proc.poll() is not None:
+                break
+            time.sleep(5)
+        if not ends or ends[0] != '0':
+            pytest.fail(f'scripts/build.sh {self.flavor} failed '
+                        f'({ends[0] if ends else self.proc.returncode}), '
                         f'{self.log}:\n{text[-3000:]}')
         return [line for line in text.splitlines()
                 if line.endswith('bzImage')][-1]
@@ -143,12 +162,17 @@ _background = BackgroundBuild()
 def lean_kernel(request):
     """Path of the lean test kernel, built (incrementally) once.  Then,
     if the run has debug-kernel tests, the debug kernel starts building
-    in the background (see phase())."""
+    in the background, and its suite runs after it (see phase())."""
     path = _build('lean')
     if request.config.stash.get(WANTS_DEBUG, False) and \
             _background.proc is None:
-        _background.start('debug', os.path.join(
-            cache_dir(), 'results', 'check', 'debug-build.log'))
+        root = os.path.join(cache_dir(), 'results', 'check')
+        stale = os.path.join(debugsuite.out_dir(root), 'suite.json')
+        if os.path.exists(stale):
+            os.unlink(stale)
+        _background.start('debug', os.path.join(root, 'debug-build.log'),
+                          then=[sys.executable, '-m', 'harness.debugsuite',
+                                '--out', root])
     return path
 
 
