@@ -331,6 +331,10 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
         assert len(json.load(f)) == len(rows)
 
 
+def _case_args(cases):
+    return [a for c in cases for a in ('--case', c)]
+
+
 def _dynamic(lean_kernel, out, *extra):
     rc = dynamic.main(['--kernel', lean_kernel, '--out', out, '--quick',
                        '--peer', 'cfq', *extra])
@@ -346,12 +350,11 @@ def _dynamic(lean_kernel, out, *extra):
 D8_CASES = ['late-joiner-0-7', 'leave-return', 'on-off', 'ioprio-change']
 
 
-@pytest.mark.parametrize('prof,extra', [
-    ('d1-rot', ['--icount']),
-    pytest.param('d8', [f'--case={c}' for c in D8_CASES],
-                 marks=pytest.mark.host_clock)],
+@pytest.mark.parametrize('prof,extra,cases', [
+    ('d1-rot', ['--icount'], None),
+    pytest.param('d8', [], D8_CASES, marks=pytest.mark.host_clock)],
     ids=['d1-rot', 'd8'])
-def test_fairness_over_time(lean_kernel, vm_results, prof, extra):
+def test_fairness_over_time(lean_kernel, vm_results, prof, extra, cases):
     """Issue 15: groups arriving, leaving, bursting and changing priority
     (tests/experiments/dynamic.toml, the quick set: times halved), cfq on
     the depth-1 disk and the depth-8 device.  Every run must meet every
@@ -375,20 +378,18 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra):
     only the per-second bar is measured once more, in the same way, and
     judged on that run."""
     table, again = [], []
-    cases = [a for a in extra if a.startswith('--case=')]
-    names = [a.split('=', 1)[1] for a in cases]
     out = os.path.join(vm_results, f'dynamic-quick-{prof}')
-    for r in _dynamic(lean_kernel, out, '--profile', prof, *extra):
+    for r in _dynamic(lean_kernel, out, '--profile', prof, *extra,
+                      *_case_args(cases or [])):
         if r['bad'] and all(b.startswith('per-second') for b in r['bad']):
             print(f'{r["case"]} {prof}: {r["bad"]}; measuring again')
             again.append(r['case'])
         else:
             table.append(r)
     if again:
-        args = [a for c in again for a in ('--case', c)]
         table += _dynamic(lean_kernel, out + '-again', '--profile', prof,
-                          *[a for a in extra if a not in cases], *args)
-    want = {(c.name, prof) for c in dynamic.load(True, names or None)
+                          *extra, *_case_args(again))
+    want = {(c.name, prof) for c in dynamic.load(True, cases)
             if prof in c.profiles}
     assert {(r['case'], r['profile']) for r in table} == want
     bad = [f'{r["case"]} {r["profile"]}: {"; ".join(r["bad"])}'
