@@ -774,7 +774,7 @@ static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
 	if (cfqq) {
 		if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
 		    gclock >= cfqq->slice_end) {
-			if (!cfq_fill_owed(cmd, cfqq))
+			if (!cfq_fill_owed(cmd, cfqq, now))
 				goto expire;
 			cfqq->slice_end = gclock + cfq_queue_slice(cmd, cfqq);
 		}
@@ -788,13 +788,19 @@ static enum cfq_verdict cfq_select_queue(struct cfq_meta_data *cmd,
 							     CFQ_WAIT;
 		}
 		if (cfq_should_idle(cmd, cfqq)) {
+			u64 idle = cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
+
 			if (cfqq->dispatched || cmd->idling == CFQ_IDLE_QUEUE)
 				return CFQ_WAIT;
+			/* Too little slice left to idle for, but still owed. */
 			if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
-			    gclock + cfq_tun_ns(cmd, CFQ_SLICE_IDLE) <
-			    cfqq->slice_end) {
-				cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now,
-					     cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
+			    gclock + idle >= cfqq->slice_end &&
+			    cfq_fill_owed(cmd, cfqq, now))
+				cfqq->slice_end = gclock +
+						  cfq_queue_slice(cmd, cfqq);
+			if (test_bit(CFQQ_SLICE_STARTED, &cfqq->flags) &&
+			    gclock + idle < cfqq->slice_end) {
+				cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now, idle);
 				return CFQ_WAIT;
 			}
 		}
@@ -892,22 +898,31 @@ static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 }
 
 /*
- * The active queue @cfqq used its slice: is it still owed requests, with
- * work queued or in the driver (a task that reads 1 MiB at a time has
- * none queued while it waits for the last part), and its fill_vt before
- * that of the next queue of its class in the round robin (a tie goes
- * to the other)?  Then it starts a new
+ * The active queue @cfqq used its slice at @now: is it still owed
+ * requests, with work queued or in the driver (a task that reads 1 MiB at
+ * a time has none queued while it waits for the last part), or between
+ * two of its requests (its last completed within slice_idle, and it is
+ * idled for), and its fill_vt before that of the next queue of its class
+ * in the round robin (a tie goes to the other)?  Then it starts a new
  * slice in place.  With concurrent service, the others got their part of
  * the requests during its slice, and it fell behind during theirs, when
  * it could not take its part of their requests: handing the device on
- * now would lose what it is owed.
+ * now would lose what it is owed.  So would handing it on in the moment
+ * between two reads of its task: on a device deeper than a read's
+ * requests, the next queue's slice would fill the slots the owed queue
+ * cannot use, and its task would come back to a queue that is no longer
+ * served.
  */
-static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq)
+static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+			  u64 now)
 {
 	struct rb_node *n;
 
-	if (!cfq_fill_on(cmd) || (!cfqq->queued && !cfqq->dispatched) ||
-	    cfqq->ioclass == CFQ_CLASS_IDLE)
+	if (!cfq_fill_on(cmd) || cfqq->ioclass == CFQ_CLASS_IDLE)
+		return false;
+	if (!cfqq->queued && !cfqq->dispatched &&
+	    (now - cfqq->last_end > cfq_tun_ns(cmd, CFQ_SLICE_IDLE) ||
+	     !cfq_should_idle(cmd, cfqq)))
 		return false;
 	n = rb_first_cached(&cfqq->cfqd->service_tree[cfqq->ioclass]);
 	return n && cfq_vtime_before(cfqq->fill_vt,

@@ -519,7 +519,8 @@ static struct request *cfq_dispatch_from(struct cfq_meta_data *cmd,
 static u64 cfq_fill_charge(const struct cfq_queue *cfqq);
 static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 			  u64 now);
-static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq);
+static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+			  u64 now);
 static struct cfq_queue *cfq_fill_queue(struct cfq_meta_data *cmd,
 					struct cfq_data *cfqd);
 static struct cfq_queue *cfq_fill_queue_of(struct cfq_meta_data *cmd,

@@ -644,7 +644,8 @@ static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
  * level-7 queue may use a free slot only while its fill_vt is not ahead,
  * one request for every 4.5 of the active queue's (slices 180:40) once
  * they completed, past the quantum if it is sync; the active queue keeps
- * its slice while it is behind; a queue back from a pause joins at
+ * its slice while it is behind, also between two reads of its task if it
+ * is idled for; a queue back from a pause joins at
  * fill_min, one back from a gap it did not choose keeps up to
  * CFQ_FILL_KEEP of credit.
  */
@@ -715,15 +716,33 @@ static void cfq_test_fill_queue(struct kunit *test)
 	b->dispatched = 0;
 
 	/* Behind the next queue: A keeps the device at its slice's end. */
-	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a, MS));
 	a->fill_vt = b->fill_vt - 1;
-	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a));
+	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a, MS));
 	a->queued = 0;				/* nothing queued or in flight */
-	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a, MS));
 	a->dispatched = 1;			/* its last part in flight */
-	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a));
+	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a, MS));
+	/*
+	 * Between two reads of its task, idled for: owed while its last
+	 * completion is within slice_idle (8 ms).
+	 */
+	a->dispatched = 0;
+	cmd->depth = 64;			/* tags not all held */
+	a->cic = kunit_kzalloc(test, sizeof(*a->cic), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a->cic);
+	__set_bit(CFQQ_IDLE_WINDOW, &a->flags);
+	a->last_end = MS;
+	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a, 2 * MS));
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a, 10 * MS));
+	__clear_bit(CFQQ_IDLE_WINDOW, &a->flags);	/* not idled for */
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a, 2 * MS));
+	a->cic = NULL;
+	a->last_end = 0;
+	cmd->depth = 0;
+	a->dispatched = 1;
 	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 0);
-	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a));
+	KUNIT_EXPECT_FALSE(test, cfq_fill_owed(cmd, a, MS));
 	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 1);
 
 	/* Joining: after a pause at fill_min, after a gap with credit kept. */
