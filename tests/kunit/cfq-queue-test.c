@@ -654,6 +654,7 @@ static void cfq_test_fill_queue(struct kunit *test)
 	struct cfq_meta_data *cmd = kunit_kzalloc(test, sizeof(*cmd),
 						  GFP_KERNEL);
 	struct cfq_data *cfqd = kunit_kzalloc(test, sizeof(*cfqd), GFP_KERNEL);
+	struct cfq_io_cq *cic;
 	struct cfq_queue *a, *b;
 	int i;
 
@@ -661,8 +662,10 @@ static void cfq_test_fill_queue(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cfqd);
 	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	cic = kunit_kzalloc(test, sizeof(*cic), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, cic);
 	spin_lock_init(&cmd->lock);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	cfq_tun_set(cmd, CFQ_FILL_SLOTS, 1);
@@ -729,8 +732,7 @@ static void cfq_test_fill_queue(struct kunit *test)
 	 */
 	a->dispatched = 0;
 	cmd->depth = 64;			/* tags not all held */
-	a->cic = kunit_kzalloc(test, sizeof(*a->cic), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a->cic);
+	a->cic = cic;				/* its task still owns it */
 	__set_bit(CFQQ_IDLE_WINDOW, &a->flags);
 	a->last_end = MS;
 	KUNIT_EXPECT_TRUE(test, cfq_fill_owed(cmd, a, 2 * MS));
