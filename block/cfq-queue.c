@@ -876,6 +876,18 @@ static u64 cfq_fill_charge(const struct cfq_queue *cfqq)
 }
 
 /*
+ * Is @cfqq, with nothing queued at @now, in a gap it did not choose: its
+ * requests still in the driver, or its last completion within slice_idle?
+ * Else it paused.
+ */
+static bool cfq_fill_in_gap(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
+			    u64 now)
+{
+	return cfqq->dispatched ||
+	       now - cfqq->last_end <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE);
+}
+
+/*
  * @cfqq gets a request at @now with none queued.  Back from a pause, it
  * joins no lower than its group's fill_min (the active queue's fill_vt):
  * it is owed nothing for the time it had no work.  Back from a gap it did
@@ -890,8 +902,7 @@ static void cfq_fill_join(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 {
 	u64 floor = cfqq->cfqd->fill_min;
 
-	if (cfqq->dispatched ||
-	    now - cfqq->last_end <= cfq_tun_ns(cmd, CFQ_SLICE_IDLE))
+	if (cfq_fill_in_gap(cmd, cfqq, now))
 		floor -= CFQ_FILL_KEEP;
 	if (cfq_vtime_before(cfqq->fill_vt, floor))
 		cfqq->fill_vt = floor;
@@ -921,8 +932,7 @@ static bool cfq_fill_owed(struct cfq_meta_data *cmd, struct cfq_queue *cfqq,
 	if (!cfq_fill_on(cmd) || cfqq->ioclass == CFQ_CLASS_IDLE)
 		return false;
 	if (!cfqq->queued && !cfqq->dispatched &&
-	    (now - cfqq->last_end > cfq_tun_ns(cmd, CFQ_SLICE_IDLE) ||
-	     !cfq_should_idle(cmd, cfqq)))
+	    !(cfq_fill_in_gap(cmd, cfqq, now) && cfq_should_idle(cmd, cfqq)))
 		return false;
 	n = rb_first_cached(&cfqq->cfqd->service_tree[cfqq->ioclass]);
 	return n && cfq_vtime_before(cfqq->fill_vt,
