@@ -985,11 +985,15 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
  * the served group has none in use.  And, unless the slot is spare, only
  * if @e's key, with @g's requests in the driver and this one charged in
  * advance, is not after @a's with the served group's @served requests in
- * the driver charged in advance too: @e then never gets ahead of its
- * share.  Both sides count what they have in the driver, which completes
- * and is charged whatever happens: a light group served with its
- * requests just sent does not keep a heavier one waiting until the first
- * of them completes.
+ * the driver charged in advance too, by more than one turn of @g.  Both
+ * sides count what they have in the driver, which completes and is
+ * charged whatever happens: a light group served with its requests just
+ * sent does not keep a heavier one waiting until the first of them
+ * completes.  The lead of a turn lets @g fill the slots the served group
+ * leaves between its requests for as long as its turn lasts, rather than
+ * only until the keys meet, early in the turn; @a's next turn, which
+ * comes first, gives the lead back, so the groups' turns and their shares
+ * still follow the weights.
  */
 static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 				struct cfq_data *g, unsigned int depth,
@@ -1006,7 +1010,8 @@ static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 		return true;
 	key = e->vdisktime +
 	      cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
-			       e->weight);
+			       e->weight) -
+	      cfq_vtime_charge(cfq_turn_budget(e->in->cmd, g), e->weight);
 	return !cfq_vtime_before(a->vdisktime +
 				 cfq_vtime_charge((u64)served *
 						  CFQ_IOPS_CHARGE_NS,

@@ -646,15 +646,17 @@ static void cfq_test_turn_budget_seeks(struct kunit *test)
 }
 
 /*
- * A free slot goes to a waiting group only while that keeps it within its
- * share: A (200) served, B (25) waiting.  A B request is charged 4 ms of
- * B's key (1 ms at weight 25), so B may fill while its key, with its
- * requests in the driver and the next one, stays at or before A's with
+ * A free slot goes to a waiting group only while that keeps it within a
+ * turn of its share: A (200) served, B (25) waiting.  A B request is
+ * charged 4 ms of B's key (1 ms at weight 25), and B's turn of 12.5 ms
+ * is 50 ms of its key.  So B may fill while its key, with its requests in
+ * the driver and the next one, less 50 ms, stays at or before A's with
  * A's requests in the driver (0.5 ms each); and B holds at most its
  * weight's part of the device's 8 slots, at least 1.
  * In a tree, the served path's own level comes first: with A { A1, A2 }
  * and A1 served, A2 may fill beside it, and B is looked at first, at the
- * top, as the first waiting entity there.
+ * top, as the first waiting entity there.  A2's turn of 50 ms at weight
+ * 100 is 50 ms of its key too.
  */
 static void cfq_test_fill_pick(struct kunit *test)
 {
@@ -662,15 +664,21 @@ static void cfq_test_fill_pick(struct kunit *test)
 	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
 	struct cfq_data *b = cfq_test_group(test, &cmd->root, 25);
 	struct cfq_data *a1, *a2;
-	u64 ms = NSEC_PER_MSEC;
+	u64 ms = NSEC_PER_MSEC, lead = 50 * NSEC_PER_MSEC;
 
 	spin_lock_irq(&cmd->lock);
 	cfq_test_work(cmd, a, CFQ_CLASS_BE);
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a);
 	cfq_path_activate(cmd, a);
-	/* Keys level: B's next request would put it 4 ms ahead. */
+	KUNIT_ASSERT_EQ(test, b->ent.vdisktime, a->ent.vdisktime);
+	/* Keys level: B's next request would put it 4 ms ahead, within 50. */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
+	b->ent.vdisktime += lead;		/* its next: 54 ms ahead */
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	b->ent.vdisktime -= 4 * ms;		/* 50 ms ahead: the most */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), b);
+	b->ent.vdisktime = a->ent.vdisktime;
 	/* A has nothing queued or in the driver: a spare slot. */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
 	b->in_driver = 4;			/* B's spare cap: 4 of 8 */
@@ -680,7 +688,7 @@ static void cfq_test_fill_pick(struct kunit *test)
 	cfq_group_charge(cmd, b, ms, true);
 	cfq_group_charge(cmd, b, ms, true);
 	KUNIT_EXPECT_EQ(test, b->ent.vdisktime, a->ent.vdisktime + 4 * ms);
-	b->ent.vdisktime = a->ent.vdisktime;
+	b->ent.vdisktime = a->ent.vdisktime + lead;	/* a turn ahead */
 	cfq_group_charge(cmd, a, 6 * ms, false);	/* A's key +3 ms */
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
 	a->in_driver = 2;			/* +1 ms when they complete */
@@ -711,6 +719,8 @@ static void cfq_test_fill_pick(struct kunit *test)
 	cfq_test_work(cmd, b, CFQ_CLASS_BE);
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, 0), a1);
 	cfq_path_activate(cmd, a1);
+	a2->ent.vdisktime += lead;		/* both a turn ahead */
+	b->ent.vdisktime += lead;
 	cfq_group_charge(cmd, a1, 2 * ms, false);	/* A1 +2 ms, A +1 ms */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, false), a2);
 	a2->in_driver = 1;			/* A2's next: 2 ms */
