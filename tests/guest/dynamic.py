@@ -56,16 +56,23 @@ class Group:
         path = f'{WORK}/g{self.gi}.fio'
         with open(path, 'w') as f:
             f.write(job)
-        shutil.copy(path, f'{self.out}/g{self.gi}.fio')
         join = ' && '.join(f'echo $$ > {f}' for f in self.join)
         nice = experiments.group_ionice(self.g)
         wrap = f'ionice {nice} ' if nice else ''
         cmd = (f'{join} && exec {wrap}fio --output-format=json --eta=never '
                f'{path}')
+        # A group may start while others are measured: its files stay on
+        # the guest's tmpfs until save() (bench.local_outputs()).
         self.proc = subprocess.Popen(
             ['sh', '-c', cmd],
-            stdout=open(f'{self.out}/g{self.gi}.json', 'w'),
-            stderr=open(f'{self.out}/g{self.gi}.err', 'w'))
+            stdout=open(f'{WORK}/g{self.gi}.json', 'w'),
+            stderr=open(f'{WORK}/g{self.gi}.err', 'w'))
+
+    def save(self):
+        """Copy the job file and fio's report and errors to `out`."""
+        for ext in ('fio', 'json', 'err'):
+            shutil.copy(f'{WORK}/g{self.gi}.{ext}',
+                        f'{self.out}/g{self.gi}.{ext}')
 
     def pids(self):
         return [int(p) for p in devices.read(self.join[0]).split()]
@@ -181,6 +188,9 @@ def run_once(case, dev, peer_name, peer, out):
                 g.signal(signal.SIGCONT)
         codes = [g.proc.wait() for g in groups if g.proc]
         bench.teardown_cgroups()
+        for g in groups:
+            if g.proc:
+                g.save()
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
     return summarize(case, logdir, t0, log)
@@ -228,6 +238,7 @@ def main():
     wanted = args.profile or sorted({p for c in cases for p in c.profiles},
                                     key=list(profiles).index)
     os.makedirs(WORK, exist_ok=True)
+    bench.warm_up()
     failed = []
     for pname in wanted:
         todo = [c for c in cases if pname in c.profiles]
