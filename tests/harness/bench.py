@@ -6,11 +6,15 @@ bench.py), then write the report.
 CLI: python3 -m harness.bench --kernel BZIMAGE --out DIR [--report DIR]
         [--exp E]... [--case C]... [--profile P]... [--peer P]... [--runs N]
         [--runtime S] [--scale F] [--quick] [--seed-style]
-        [--cpus N] [--icount]
+        [--cpus N] [--icount [--skip-idle]]
 
 --icount runs the guest on an instruction-counted clock (see vm.py): a
 guest second is 10^9 instructions, so IOPS measure work per I/O and do
 not move with the host's load.  For the CPU-cost experiment.
+--skip-idle also makes the clock jump over the guest's idle time
+(vm.qemu_argv()): a thinking task's gaps and a device's waits then
+cost no host time and do not follow the host's clock either, so the
+runs of a case repeat, beside another VM too.
 """
 import argparse
 import os
@@ -103,6 +107,8 @@ def report_header(args):
     """What the report came from: the kernel's commit, the clock, the
     runs; so a table can be told apart from an older one."""
     clock = 'instruction-counted' if args.icount else "the host's"
+    if getattr(args, 'skip_idle', False):
+        clock += ' (idle time skipped)'
     kernel = (f'the series at `{args.commit}`' if args.commit
               else f'`{args.kernel}`')
     return (f'Kernel: {kernel}, lean test config; {args.cpus} vCPUs, '
@@ -126,9 +132,13 @@ def main(argv=None):
     ap.add_argument('--seed-style', action='store_true')
     ap.add_argument('--cpus', type=int, default=2)
     ap.add_argument('--icount', action='store_true')
+    ap.add_argument('--skip-idle', action='store_true',
+                    help='with --icount: the clock jumps over idle time')
     ap.add_argument('--commit', help='the commit the kernel was built '
                     'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)
+    if args.skip_idle and not args.icount:
+        ap.error('--skip-idle needs --icount')
 
     _, nruns, append, startup = plan(args)
     if not nruns:
@@ -141,7 +151,7 @@ def main(argv=None):
           f'(VM timeout {timeout}s)', file=sys.stderr)
     res = vm.run(args.kernel, guest_command(args), args.out,
                  timeout=timeout, mem='3G', append=append, cpus=args.cpus,
-                 icount=args.icount)
+                 icount=args.icount, skip_idle=args.skip_idle)
     if not res.ok:
         vm.show_job_log(args.out)
         if not report.load_runs(f'{args.out}/bench'):

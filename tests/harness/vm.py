@@ -91,14 +91,26 @@ def cache_dir():
 
 
 def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
-              icount=False, plugins=()):
+              icount=False, plugins=(), skip_idle=False):
     """With icount, the guest's clock counts the instructions it runs
     (1 ns each, TCG only, one host thread for all vCPUs): time measured
     in the guest is then work done, mostly whatever else the host is
     doing: while the guest idles its clock follows the host's (QEMU's
-    default sleep=on), so a host short of CPU still shows."""
+    default sleep=on), so a host short of CPU still shows.
+
+    skip_idle (with icount) adds sleep=off: while every vCPU waits, the
+    clock jumps to the guest's next timer (a device's completion, a
+    task's sleep), so what the guest measures does not move with the
+    host's load or the VMs beside it.  The clock also jumps while the
+    guest waits for the host's 9p files, by up to the next timer each
+    time: a program's first start can take guest seconds.  Only the
+    bench harness uses it (tests/guest/bench.py, warm_up() and
+    local_outputs(), keep the host's files out of its measurements)."""
+    if skip_idle and not icount:
+        raise ValueError('skip_idle needs icount')
     if icount:
-        accel = ['-accel', 'tcg', '-icount', 'shift=0',
+        accel = ['-accel', 'tcg', '-icount',
+                 'shift=0' + (',sleep=off' if skip_idle else ''),
                  '-cpu', 'max']
     elif kvm_usable():
         accel = ['-accel', 'kvm', '-cpu', 'host']
@@ -196,7 +208,7 @@ def booted(console):
 
 def run(kernel, command, results, expect=(), timeout=900, cpus=2,
         mem='2G', append=(), drives=(), quiet=False, boot_timeout=None,
-        icount=False, plugins=()):
+        icount=False, plugins=(), skip_idle=False):
     """Boot `kernel`, run `command` (a shell string) in the guest.  With
     boot_timeout, a guest that has not reached the job by then is killed
     and the run fails saying so, instead of waiting out `timeout`."""
@@ -222,7 +234,7 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
         f.write(command + '\n')
     os.makedirs(cache, exist_ok=True)
     argv = qemu_argv(kernel, results, cpus, mem, append, drives, icount,
-                     plugins)
+                     plugins, skip_idle)
     console = os.path.join(results, 'console.log')
     start = time.monotonic()
     times = cpu_times()

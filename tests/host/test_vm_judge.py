@@ -58,10 +58,20 @@ def test_icount_runs_on_an_instruction_clock(tmp_path):
     argv = vm.qemu_argv('bzImage', str(tmp_path), cpus=1, icount=True)
     accel = argv[argv.index('-accel') + 1]
     assert accel == 'tcg'
-    assert argv[argv.index('-icount') + 1].startswith('shift=0')
+    assert argv[argv.index('-icount') + 1] == 'shift=0'
     assert argv[argv.index('-smp') + 1] == '1'
     plain = vm.qemu_argv('bzImage', str(tmp_path))
     assert '-icount' not in plain
+
+
+def test_skip_idle_jumps_the_clock_over_idle_time(tmp_path):
+    """--skip-idle: the instruction clock with sleep=off; it means
+    nothing on the host's clock, and is refused there."""
+    argv = vm.qemu_argv('bzImage', str(tmp_path), icount=True,
+                        skip_idle=True)
+    assert argv[argv.index('-icount') + 1] == 'shift=0,sleep=off'
+    with pytest.raises(ValueError):
+        vm.qemu_argv('bzImage', str(tmp_path), skip_idle=True)
 
 
 def test_the_cache_is_a_share_of_its_own(tmp_path, monkeypatch):
