@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -186,6 +187,28 @@ def warm_up():
             os.remove(f'{WORK}/{f}')
 
 
+class Ticker(threading.Thread):
+    """Wakes every millisecond until stop(), while fio starts.  With the
+    idle time skipped (vm.qemu_argv(), sleep=off), each wait of a
+    starting program for a 9p file on the host (an exec, an open) moves
+    the guest's clock to its next timer, which in a quiet guest can be
+    seconds away: the first case of a boot saw no fio worker within its
+    window's deadline.  A timer a millisecond away bounds each jump to
+    that."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.wait(0.001):
+            pass
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+
 def local_outputs(ngroups, out):
     """Copy fio's report and errors of each group from the guest's tmpfs
     to `out`.  On the instruction clock (QEMU's -icount with sleep=off)
@@ -234,6 +257,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     # From here to the window's end nothing touches the host's files
     # (fio writes to the guest's tmpfs, copied out after): see
     # local_outputs().
+    ticker = Ticker()
+    ticker.start()
     launched = time.time()
     for gi, cmd in enumerate(cmds):
         procs.append(subprocess.Popen(
@@ -242,8 +267,11 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     load = None
     media = None
     try:
-        window = measure_window(case, [j[0] for j in joins], launched,
-                                fio_runtime, runtime)
+        try:
+            window = measure_window(case, [j[0] for j in joins], launched,
+                                    fio_runtime, runtime)
+        finally:
+            ticker.stop()
         load = sample_load(dev, window)
         media = sched_media(dev)
     finally:
@@ -420,10 +448,7 @@ def measure_window(case, procs_files, launched, fio_runtime, runtime):
             break
         if time.monotonic() > deadline:
             raise RuntimeError(f'fio workers {have}, expected {want}')
-        # A short sleep keeps a timer near: with the idle time skipped
-        # (vm.qemu_argv()), each of fio's waits for a 9p file at its start
-        # moves the guest's clock to the next timer.
-        time.sleep(0.001)
+        time.sleep(0.1)
     t0 = time.time() + SETTLE_S
     t1 = launched + fio_runtime - 0.5
     if t1 - t0 < runtime / 3:
