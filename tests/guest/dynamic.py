@@ -188,9 +188,15 @@ def run_once(case, dev, peer_name, peer, out):
                 g.signal(signal.SIGCONT)
         codes = [g.proc.wait() for g in groups if g.proc]
         bench.teardown_cgroups()
-        for g in groups:
-            if g.proc:
-                g.save()
+        copied = None
+        try:
+            for g in groups:
+                if g.proc:
+                    g.save()
+        except OSError as e:
+            copied = e		# after whatever the run raised
+    if copied:
+        raise RuntimeError(f'copying fio\'s files to {out}: {copied}')
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
     return summarize(case, logdir, t0, log)
