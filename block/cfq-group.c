@@ -984,9 +984,9 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
  * next requests.  If the slot is @spare (see cfq_fill()), the served
  * group has none in use and its tasks think before their next request:
  * the waiting groups may then fill all of the device's slots but one,
- * which that request finds (on a device of depth 1, its one slot, which
- * cfq_fill_gap() gives only to a request done before the thinker's next
- * comes).  Unless the slot is spare, only if @e's key, with @g's requests
+ * which that request finds (a device of depth 1: its one slot, free
+ * while the thinker's next request has not come).  Unless the slot is
+ * spare, only if @e's key, with @g's requests
  * in the driver and this one charged in advance, is not after @a's with
  * the served group's @served requests in the driver charged in advance
  * too, by more than one turn of @g.  Both sides count what they have in
@@ -1002,12 +1002,12 @@ static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 				struct cfq_data *g, unsigned int depth,
 				unsigned int served, bool spare)
 {
-	unsigned int cap = depth * e->weight / (e->weight + a->weight);
+	unsigned int cap;
 	u64 key;
 
 	if (spare)
-		return depth > 1 ? e->in->cmd->in_driver + 1 < depth :
-				   !g->in_driver;
+		return e->in->cmd->in_driver + 1 < max(depth, 2U);
+	cap = depth * e->weight / (e->weight + a->weight);
 	if (g->in_driver >= max(cap, 1U))
 		return false;
 	key = e->vdisktime +

@@ -683,15 +683,22 @@ static void cfq_test_fill_pick(struct kunit *test)
 	b->ent.vdisktime = a->ent.vdisktime;
 	/* A has nothing queued or in the driver: a spare slot. */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
-	cmd->in_driver = 6;		/* spare: all of the 8 slots but one */
+	/* Spare: all of the 8 slots but one, past B's weight's part (0). */
+	b->in_driver = 6;
+	cmd->in_driver = 6;
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
+	b->in_driver = 0;			/* others hold the 6 */
+	b->ent.vdisktime += 2 * lead;		/* two turns ahead: still */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	b->ent.vdisktime = a->ent.vdisktime;
 	cmd->in_driver = 7;
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, true));
-	cmd->in_driver = 0;		/* depth 1: its one slot */
+	cmd->in_driver = 0;		/* depth 1: its one slot, if free */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 1, true), b);
-	b->in_driver = 1;
+	cmd->in_driver = 1;
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 1, true));
-	b->in_driver = 0;
+	cmd->in_driver = 0;
 	/* Spare requests put B one request (4 ms) past A, no further. */
 	cfq_group_charge(cmd, b, ms, true);
 	cfq_group_charge(cmd, b, ms, true);
