@@ -986,10 +986,10 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
  * the waiting groups may then fill all of the device's slots but one,
  * which that request finds (a device of depth 1: its one slot, free
  * while the thinker's next request has not come).  Unless the slot is
- * spare, only if @e's key, with @g's requests
- * in the driver and this one charged in advance, is not after @a's with
- * the served group's @served requests in the driver charged in advance
- * too, by more than one turn of @g.  Both sides count what they have in
+ * spare, only if @e's key, with @g's requests in the driver and this one
+ * charged in advance, is not after @a's with the served group's @served
+ * requests in the driver charged in advance too, by more than one turn
+ * of @g.  Both sides count what they have in
  * the driver, which completes and is charged whatever happens: a light
  * group served with its requests just sent does not keep a heavier one
  * waiting until the first of them completes.  The lead of a turn lets @g

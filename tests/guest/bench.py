@@ -172,7 +172,7 @@ def warm_up():
     """Run the programs a measurement starts (sh, nice, ionice, fio)
     once on a file of the guest's tmpfs, so that their first start in a
     measurement does not read them from the host over 9p (see
-    local_outputs())."""
+    copy_out())."""
     os.makedirs(WORK, exist_ok=True)
     job = [f'--filename={WORK}/warm', '--size=1m', '--rw=randrw',
            '--bs=4k', '--ioengine=psync', '--time_based=1', '--runtime=1',
@@ -215,15 +215,20 @@ class Ticker(threading.Thread):
             self.join()
 
 
-def local_outputs(ngroups, out):
-    """Copy fio's report and errors of each group from the guest's tmpfs
-    to `out`.  On the instruction clock (QEMU's -icount with sleep=off)
-    the guest's time jumps to its next timer whenever every vCPU waits,
-    as one does for a 9p file on the host: files on the host opened
-    while a measurement runs would stretch its clock."""
-    for gi in range(ngroups):
-        for ext in ('json', 'err'):
-            shutil.copy(f'{WORK}/g{gi}.{ext}', f'{out}/g{gi}.{ext}')
+def copy_out(src, names, out):
+    """Copy the files `names` from `src`, on the guest's tmpfs, to `out`.
+    On the instruction clock with idle time skipped (QEMU's -icount with
+    sleep=off) the guest's time jumps to its next timer whenever every
+    vCPU waits, as one does for a 9p file on the host: fio's files live
+    on the tmpfs while a measurement runs, and are copied out after.
+    Called from a finally: returns a RuntimeError for the caller to raise
+    after whatever the run raised, or None."""
+    try:
+        for name in names:
+            shutil.copy(f'{src}/{name}', f'{out}/{name}')
+    except OSError as e:
+        return RuntimeError(f'copying fio\'s files to {out}: {e}')
+    return None
 
 
 def run_once(case, dev, peer_name, peer, runtime, out):
@@ -262,12 +267,11 @@ def run_once(case, dev, peer_name, peer, runtime, out):
                     f'--eta=never {jobpath}')
     # From here to the window's end nothing touches the host's files
     # (fio writes to the guest's tmpfs, copied out after): see
-    # local_outputs().
+    # copy_out().
     ticker = Ticker()
     launched = time.time()
     load = None
     media = None
-    copied = None
     try:
         ticker.start()
         for gi, cmd in enumerate(cmds):
@@ -285,12 +289,10 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         codes = [p.wait() for p in procs]
         elapsed = time.time() - launched
         teardown_cgroups()
-        try:
-            local_outputs(len(procs), out)
-        except OSError as e:
-            copied = e		# after whatever the run raised
+        copied = copy_out(WORK, [f'g{gi}.{ext}' for gi in range(len(procs))
+                                 for ext in ('json', 'err')], out)
     if copied:
-        raise RuntimeError(f'copying fio\'s files to {out}: {copied}')
+        raise copied
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
     res = summarize(case, out, logdir, window, elapsed)

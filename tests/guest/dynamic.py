@@ -62,17 +62,15 @@ class Group:
         cmd = (f'{join} && exec {wrap}fio --output-format=json --eta=never '
                f'{path}')
         # A group may start while others are measured: its files stay on
-        # the guest's tmpfs until save() (bench.local_outputs()).
-        self.proc = subprocess.Popen(
-            ['sh', '-c', cmd],
-            stdout=open(f'{WORK}/g{self.gi}.json', 'w'),
-            stderr=open(f'{WORK}/g{self.gi}.err', 'w'))
+        # the guest's tmpfs until the run ends (bench.copy_out()).
+        with open(f'{WORK}/g{self.gi}.json', 'w') as fout, \
+                open(f'{WORK}/g{self.gi}.err', 'w') as ferr:
+            self.proc = subprocess.Popen(['sh', '-c', cmd], stdout=fout,
+                                         stderr=ferr)
 
-    def save(self):
-        """Copy the job file and fio's report and errors to `out`."""
-        for ext in ('fio', 'json', 'err'):
-            shutil.copy(f'{WORK}/g{self.gi}.{ext}',
-                        f'{self.out}/g{self.gi}.{ext}')
+    def files(self):
+        """The job file and fio's report and errors, in WORK."""
+        return [f'g{self.gi}.{ext}' for ext in ('fio', 'json', 'err')]
 
     def pids(self):
         return [int(p) for p in devices.read(self.join[0]).split()]
@@ -188,15 +186,10 @@ def run_once(case, dev, peer_name, peer, out):
                 g.signal(signal.SIGCONT)
         codes = [g.proc.wait() for g in groups if g.proc]
         bench.teardown_cgroups()
-        copied = None
-        try:
-            for g in groups:
-                if g.proc:
-                    g.save()
-        except OSError as e:
-            copied = e		# after whatever the run raised
+        copied = bench.copy_out(WORK, [f for g in groups if g.proc
+                                       for f in g.files()], out)
     if copied:
-        raise RuntimeError(f'copying fio\'s files to {out}: {copied}')
+        raise copied
     if any(codes):
         raise RuntimeError(f'fio exited {codes} ({out})')
     return summarize(case, logdir, t0, log)

@@ -104,8 +104,9 @@ def qemu_argv(kernel, results, cpus=2, mem='2G', append=(), drives=(),
     host's load or the VMs beside it.  The clock also jumps while the
     guest waits for the host's 9p files, by up to the next timer each
     time: a program's first start can take guest seconds.  Only the
-    bench harness uses it (tests/guest/bench.py, warm_up() and
-    local_outputs(), keep the host's files out of its measurements)."""
+    bench harness uses it (tests/guest/bench.py: warm_up(), copy_out()
+    and Ticker keep the host's files and long jumps out of its
+    measurements)."""
     if skip_idle and not icount:
         raise ValueError('skip_idle needs icount')
     if icount:
