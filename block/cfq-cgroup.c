@@ -33,8 +33,10 @@
  * (IRQ-safe: the elevator adds statistics under its own IRQ-safe lock)
  * serializes writers; an entry is freed after a grace period (a weight)
  * or with the cgroup (statistics, which the elevator's groups use while
- * they hold the css).
+ * they hold the css).  Every weight change then moves cfq_weight_seq,
+ * which tells each device to read its groups' weights again.
  */
+#include <linux/atomic.h>
 #include <linux/blkdev.h>
 #include <linux/blk-cgroup.h>
 #include <linux/cfq-iosched.h>
@@ -65,6 +67,18 @@ static DEFINE_SPINLOCK(cfq_cgroup_lock);
 
 /* The root group's state: allocated at boot, never freed. */
 static struct cfq_cgroup *cfq_root_cgroup;
+
+/*
+ * Counts weight changes (cfq.weight, cfq.ioprio): a device that sees it
+ * move reads every group's weight again (cfq_cgroup_weight_seq()).
+ */
+static atomic_t cfq_weight_seq = ATOMIC_INIT(0);
+
+/* After a weight is stored: the count orders it before itself. */
+static void cfq_weight_changed(void)
+{
+	atomic_inc_return_release(&cfq_weight_seq);
+}
 
 static struct cfq_cgroup *css_cfqcg(struct cgroup_subsys_state *css)
 {
@@ -248,6 +262,7 @@ static ssize_t cfq_ioprio_write(struct kernfs_open_file *of, char *buf,
 		return ret;
 	WRITE_ONCE(css_cfqcg(of_css(of))->weight,
 		   cfq_ioprio_to_cgroup_weight(ioprio));
+	cfq_weight_changed();
 	return nbytes;
 }
 
@@ -317,6 +332,7 @@ static int cfq_set_dev_weight(struct cfq_cgroup *cfqcg,
 	else if (dw)
 		list_del_rcu(&dw->node);
 	spin_unlock_irq(&cfq_cgroup_lock);
+	cfq_weight_changed();
 	if (dw)
 		kfree_rcu(dw, rcu);
 	return 0;
@@ -334,6 +350,7 @@ static ssize_t cfq_weight_write(struct kernfs_open_file *of, char *buf,
 		return ret;
 	if (req.op == CFQ_WEIGHT_SET_DEFAULT) {
 		WRITE_ONCE(cfqcg->weight, req.weight);
+		cfq_weight_changed();
 		return nbytes;
 	}
 	ret = cfq_set_dev_weight(cfqcg, &req);
@@ -466,6 +483,15 @@ unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css, dev_t dev)
 	weight = dw ? dw->weight : READ_ONCE(cfqcg->weight);
 	rcu_read_unlock();
 	return weight;
+}
+
+/*
+ * The number of weight changes so far.  Read it before the weights: a
+ * change it does not count yet moves it again.
+ */
+unsigned int cfq_cgroup_weight_seq(void)
+{
+	return atomic_read_acquire(&cfq_weight_seq);
 }
 
 /*

@@ -461,8 +461,8 @@ static unsigned int cfq_group_weight(struct cfq_data *cfqd)
 }
 
 /*
- * Read the group's weight on this device (cfq.weight): when it is made
- * and when a turn starts on its path.
+ * Read the group's weight on this device (cfq.weight): when it is made,
+ * and after a weight changed (cfq_group_weights_check()).
  */
 static void cfq_group_read_weight(struct cfq_meta_data *cmd,
 				  struct cfq_data *cfqd)
@@ -474,6 +474,26 @@ static void cfq_group_read_weight(struct cfq_meta_data *cmd,
 	cfq_entity_set_weight(&cfqd->self, weight);
 	if (cfqd->parent)
 		cfq_entity_set_weight(&cfqd->ent, weight);
+}
+
+/*
+ * From dispatch: if a cgroup's weight changed since this device last
+ * looked, read every group's again.  Waiting groups too: one served only
+ * in the slots the others leave (cfq_fill()) starts no turn of its own,
+ * and kept its old weight for as long as that lasted.
+ */
+static void cfq_group_weights_check(struct cfq_meta_data *cmd)
+{
+	unsigned int seq = cfq_cgroup_weight_seq();
+	struct cfq_data *g;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (likely(seq == cmd->weight_seq))
+		return;
+	cmd->weight_seq = seq;
+	list_for_each_entry(g, &cmd->groups, node)
+		cfq_group_read_weight(cmd, g);
 }
 
 static void cfq_entity_init(struct cfq_entity *e, struct cfq_data *cfqd,
@@ -724,12 +744,8 @@ static void cfq_path_deactivate(struct cfq_meta_data *cmd,
 static void cfq_group_activate(struct cfq_meta_data *cmd,
 			       struct cfq_data *cfqd, u64 now)
 {
-	struct cfq_data *g;
-
 	lockdep_assert_held(&cmd->lock);
 
-	for (g = cfqd; g; g = g->parent)
-		cfq_group_read_weight(cmd, g);
 	cfq_path_activate(cmd, cfqd);
 	cfq_turn_begin(cmd, cfqd, now);
 	if (cfqd->busy_since) {

@@ -388,6 +388,7 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	if (!cmd->nr_queued)
 		return NULL;
 
+	cfq_group_weights_check(cmd);
 	if (now - cmd->tag_stamp >= CFQ_TAG_PERIOD_NS) {
 		cmd->tag_stamp = now;
 		cfq_group_tag_limits(cmd);

@@ -44,8 +44,10 @@
  *   without it by dispatch_request (xchg()), so the queue run that
  *   follows takes no lock.
  * - A cgroup's weight may change at any time (cfq.weight, cfq.ioprio).  A
- *   cfq_data reads it into its entities when it is created and when a
- *   turn starts on its path, so a change takes effect then.
+ *   cfq_data reads it into its entities when it is created; each change
+ *   moves a count (cfq_cgroup_weight_seq()), and the next dispatch on
+ *   every device that sees it move reads all its groups' weights again,
+ *   waiting groups included.
  * - limit_depth() finds the submitter's group without the lock, under
  *   RCU (cfq_data is freed after a grace period), and reads its
  *   tag_limit (written under cmd->lock, READ_ONCE/WRITE_ONCE).  A
@@ -375,6 +377,7 @@ struct cfq_meta_data {
 	dev_t			dev;		/* the disk, for its weights */
 	struct cfq_data		*active;	/* group whose queues are served */
 	struct list_head	groups;		/* every cfq_data, parents first */
+	unsigned int		weight_seq;	/* cfq_cgroup_weight_seq() read */
 	struct xarray		group_xa;	/* cfq_data by css id */
 	unsigned int		nr_groups;
 	/* Levels with two or more busy entities (cfq_group_among_equals). */
@@ -455,6 +458,8 @@ struct cfq_io_cq {
 #ifdef CONFIG_CFQ_CGROUP
 /* The weight of a group (NULL: the root group) on device @dev. */
 unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css, dev_t dev);
+/* Weight changes so far, any group: read the weights again when it moves. */
+unsigned int cfq_cgroup_weight_seq(void);
 /* A group's statistics on @dev, made on first use; NULL without memory. */
 struct cfq_stat *cfq_cgroup_stat(struct cgroup_subsys_state *css, dev_t dev);
 /* The group a bio's I/O belongs to, referenced (NULL: the root group). */
@@ -535,6 +540,11 @@ static inline unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css,
 					     dev_t dev)
 {
 	return CFQ_WEIGHT_DEFAULT;
+}
+
+static inline unsigned int cfq_cgroup_weight_seq(void)
+{
+	return 0;
 }
 
 static inline struct cfq_stat *cfq_cgroup_stat(struct cgroup_subsys_state *css,

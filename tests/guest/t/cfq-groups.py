@@ -65,6 +65,18 @@ check(abs(before[0] - 50) <= 6, f'equal groups before: {before[0]:.1f} %')
 check(abs(after[0] - 88.9) <= 4,
       f'after cfq.ioprio 0 vs 7: {after[0]:.1f} % (target 88.9)')
 
+# 1b. A weight written to a group with no I/O of its own reaches the
+# device at its next dispatch, not at the group's next turn.  A group
+# served only in the slots another leaves (cfq_fill()) starts no turn:
+# on the depth-8 device a group of four readers kept priority 4 through
+# a whole 0-vs-7 phase and got 33 % where 11 was asked.
+mkgroup('b', 2)
+subprocess.run(['dd', f'if={disk}', 'of=/dev/null', 'bs=4k', 'count=8',
+                'iflag=direct', 'status=none'], check=True)
+w = sched_groups('grptest')['b']['weight']
+result['ioprio_idle_group'] = {'weight_after_write': w}
+check(w == 150, f'idle group b after cfq.ioprio 2: weight {w}, not 150')
+
 # 2. Migration: a reader in group a moves to group b mid-run.  Its pace
 # in b is judged against its own pace in a just before the move: a
 # debug kernel on a loaded host once managed 401 I/Os in 3 s, where a
