@@ -248,6 +248,26 @@ def per_second(run):
             for k in range(int(run['duration_s']))]
 
 
+def explain(run):
+    """The per-second shares a run was judged on, one line per stretch:
+    "a-b s, target T: s1 s2 ...", each share list slash-separated (for a
+    failed test's message: a CI machine's results are gone when its log
+    is read)."""
+    idle = [g['idle'] for g in run['groups']]
+    lines = []
+    for a, b, bl, w in segments(run):
+        tgt = targets(bl, w, idle)
+        secs = [shares.percentages(counts(run, a + 1 + k, a + 2 + k))
+                for k in range(int(b - a - 1 + 1e-9))]
+        if not secs:
+            continue
+        lines.append(f'{a:.1f}-{b:.1f} s, target '
+                     + '/'.join(f'{x:.0f}' for x in tgt) + ': '
+                     + ' '.join('/'.join(f'{x:.0f}' for x in s)
+                                for s in secs))
+    return '\n'.join(lines)
+
+
 def verdict(run, j, bars=None):
     """What misses a bar (list of strings; empty: every bar met)."""
     bars = bars or BARS

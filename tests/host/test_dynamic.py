@@ -75,6 +75,17 @@ def test_a_starved_old_group_fails_the_bars():
     assert len(bad) == 3 and 'waited 22.80 s' in bad[2]
 
 
+def test_explain_lists_the_judged_seconds():
+    """A failed test's message shows each judged second's shares."""
+    r = run([{'ioprio': 0}, {}],
+            [{'t': 3, 'group': 0, 'do': 'ioprio', 'ioprio': 0},
+             {'t': 3, 'group': 1, 'do': 'ioprio', 'ioprio': 7}],
+            lambda g, t: 2 if g == 0 else 1, 6)
+    assert dynamic.explain(r).split('\n') == [
+        '0.0-3.0 s, target 67/33: 67/33 67/33',
+        '3.0-6.0 s, target 89/11: 67/33 67/33']
+
+
 def test_the_gap_bar_holds_on_d1_rot_only():
     r = late_joiner(lambda g, t: 1 if (g == 0 and t < 31.2) or
                     (t >= 31.2 and int(t * 10) % 30 < 15) else 0)

@@ -336,10 +336,16 @@ def _case_args(cases):
 
 
 def _dynamic(lean_kernel, out, *extra):
+    """The runs' rows (dynamic.rows()), each with how it was judged
+    second by second ('explain')."""
     rc = dynamic.main(['--kernel', lean_kernel, '--out', out, '--quick',
                        '--peer', 'cfq', *extra])
     assert rc == 0
-    return dynamic.rows(dynamic.load_runs(os.path.join(out, 'dyn')))
+    runs = dynamic.load_runs(os.path.join(out, 'dyn'))
+    table = dynamic.rows(runs)
+    for row, run in zip(table, runs):
+        row['explain'] = dynamic.explain(run)
+    return table
 
 
 # The quick cases on d8 (the host's clock, both CPUs): one late joiner,
@@ -394,6 +400,10 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra, cases):
     assert {(r['case'], r['profile']) for r in table} == want
     bad = [f'{r["case"]} {r["profile"]}: {"; ".join(r["bad"])}'
            for r in table if r['bad']]
+    for r in table:
+        if r['bad']:
+            print(f'{r["case"]} {r["profile"]}, per-second shares:\n'
+                  f'{r["explain"]}')
     assert not bad, bad
 
 
