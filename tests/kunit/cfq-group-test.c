@@ -861,6 +861,39 @@ static void cfq_test_level_weights(struct kunit *test)
 	spin_unlock_irq(&cmd->lock);
 }
 
+/*
+ * A weight change anywhere (the count moved) makes the next dispatch read
+ * every group's weight again, waiting ones too; an unmoved count reads
+ * nothing.  The test's groups are outside any cgroup: they read the root
+ * group's weight.
+ */
+static void cfq_test_weights_check(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_cmd(test);
+	struct cfq_data *a = cfq_test_group(test, &cmd->root, 200);
+	struct cfq_data *b = cfq_test_group(test, &cmd->root, 200);
+	unsigned int seq = cfq_cgroup_weight_seq();
+	unsigned int root = cfq_cgroup_weight(NULL, cmd->dev);
+
+	KUNIT_ASSERT_NE(test, root, 200U);
+	spin_lock_irq(&cmd->lock);
+	cfq_test_work(cmd, a, CFQ_CLASS_BE);
+	cmd->weight_seq = seq;
+	cfq_group_weights_check(cmd);
+	KUNIT_EXPECT_EQ(test, a->ent.weight, 200U);
+	KUNIT_EXPECT_EQ(test, b->self.weight, 200U);
+	cmd->weight_seq = seq - 1;
+	cfq_group_weights_check(cmd);
+	KUNIT_EXPECT_EQ(test, cmd->weight_seq, seq);
+	KUNIT_EXPECT_EQ(test, a->self.weight, root);
+	KUNIT_EXPECT_EQ(test, a->ent.weight, root);
+	KUNIT_EXPECT_EQ(test, b->ent.weight, root);
+	/* The busy one's level counts its new weight. */
+	KUNIT_EXPECT_EQ(test, cmd->root.sched.weight_sum, (u64)root);
+	cfq_test_work(cmd, a, -1);
+	spin_unlock_irq(&cmd->lock);
+}
+
 /* Times read on other CPUs, or a plug's cached time, may run behind. */
 static void cfq_test_clock(struct kunit *test)
 {
@@ -894,6 +927,7 @@ static struct kunit_case cfq_group_cases[] = {
 	KUNIT_CASE(cfq_test_equals_in_a_tree),
 	KUNIT_CASE(cfq_test_idle_only),
 	KUNIT_CASE(cfq_test_level_weights),
+	KUNIT_CASE(cfq_test_weights_check),
 	KUNIT_CASE(cfq_test_clock),
 	KUNIT_CASE(cfq_test_fill_pick),
 	{}
