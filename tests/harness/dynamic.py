@@ -437,13 +437,14 @@ def main(argv=None):
     ap.add_argument('--peer', action='append', default=[])
     ap.add_argument('--runs', type=int, default=1)
     ap.add_argument('--quick', action='store_true')
-    ap.add_argument('--cpus', type=int, default=2)
+    ap.add_argument('--cpus', type=int,
+                    help='vCPUs (default 2, 1 with --icount)')
     ap.add_argument('--icount', action='store_true',
-                    help='one vCPU whose clock counts instructions: '
+                    help='a guest clock that counts instructions: '
                     'timings that do not move with the host')
     args = ap.parse_args(argv)
-    if args.icount:
-        args.cpus = 1
+    if args.cpus is None:
+        args.cpus = 1 if args.icount else 2
     if args.report_only:
         _, md = write_report(args.report_only, args.report)
         print(md)
@@ -460,7 +461,7 @@ def main(argv=None):
     if not secs:
         print('dynamic: nothing to run', file=sys.stderr)
         return 1
-    timeout = int(120 + 1.5 * secs * (4 if args.icount else 1))
+    timeout = int(120 + 1.5 * secs * (4 * args.cpus if args.icount else 1))
     print(f'dynamic: about {secs / 60:.0f} min of runs (VM timeout '
           f'{timeout}s)', file=sys.stderr)
     res = vm.run(args.kernel, guest_command(args), args.out,
