@@ -997,33 +997,35 @@ static struct cfq_data *cfq_entity_first_group(struct cfq_entity *e)
  * a device of @depth while @a, @e's sibling on the served path, is
  * served?  @g takes no more of the device's slots than its weight's part
  * of the two, at least one, so that the served group finds slots for its
- * next requests; half of them if the slot is @spare (see cfq_fill()), as
- * the served group has none in use.  And, unless the slot is spare, only
- * if @e's key, with @g's requests in the driver and this one charged in
- * advance, is not after @a's with the served group's @served requests in
- * the driver charged in advance too, by more than one turn of @g.  Both
- * sides count what they have in the driver, which completes and is
- * charged whatever happens: a light group served with its requests just
- * sent does not keep a heavier one waiting until the first of them
- * completes.  The lead of a turn lets @g fill the slots the served group
- * leaves between its requests for as long as its turn lasts, rather than
- * only until the keys meet, early in the turn; @a's next turn, which
- * comes first, gives the lead back, so the groups' turns and their shares
- * still follow the weights.
+ * next requests.  If the slot is @spare (see cfq_fill()), the served
+ * group has none in use and its tasks think before their next request:
+ * the waiting groups may then fill all of the device's slots but one,
+ * which that request finds (a device of depth 1: its one slot, free
+ * while the thinker's next request has not come).  Unless the slot is
+ * spare, only if @e's key, with @g's requests in the driver and this one
+ * charged in advance, is not after @a's with the served group's @served
+ * requests in the driver charged in advance too, by more than one turn
+ * of @g.  Both sides count what they have in
+ * the driver, which completes and is charged whatever happens: a light
+ * group served with its requests just sent does not keep a heavier one
+ * waiting until the first of them completes.  The lead of a turn lets @g
+ * fill the slots the served group leaves between its requests for as
+ * long as its turn lasts, rather than only until the keys meet, early in
+ * the turn; @a's next turn, which comes first, gives the lead back, so
+ * the groups' turns and their shares still follow the weights.
  */
 static bool cfq_entity_may_fill(struct cfq_entity *e, struct cfq_entity *a,
 				struct cfq_data *g, unsigned int depth,
 				unsigned int served, bool spare)
 {
-	unsigned int cap = depth * e->weight / (e->weight + a->weight);
+	unsigned int cap;
 	u64 key;
 
 	if (spare)
-		cap = max(cap, depth / 2);
+		return e->in->cmd->in_driver + 1 < max(depth, 2U);
+	cap = depth * e->weight / (e->weight + a->weight);
 	if (g->in_driver >= max(cap, 1U))
 		return false;
-	if (spare)
-		return true;
 	key = e->vdisktime +
 	      cfq_vtime_charge((u64)(g->in_driver + 1) * CFQ_IOPS_CHARGE_NS,
 			       e->weight) -

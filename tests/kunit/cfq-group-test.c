@@ -652,7 +652,9 @@ static void cfq_test_turn_budget_seeks(struct kunit *test)
  * is 50 ms of its key.  So B may fill while its key, with its requests in
  * the driver and the next one, less 50 ms, stays at or before A's with
  * A's requests in the driver (0.5 ms each); and B holds at most its
- * weight's part of the device's 8 slots, at least 1.
+ * weight's part of the device's 8 slots, at least 1.  A spare slot (A has
+ * nothing queued or in the driver, and thinks) goes whatever B's key, as
+ * long as the device keeps one slot free for A's next request.
  * In a tree, the served path's own level comes first: with A { A1, A2 }
  * and A1 served, A2 may fill beside it, and B is looked at first, at the
  * top, as the first waiting entity there.  A2's turn of 50 ms at weight
@@ -681,9 +683,22 @@ static void cfq_test_fill_pick(struct kunit *test)
 	b->ent.vdisktime = a->ent.vdisktime;
 	/* A has nothing queued or in the driver: a spare slot. */
 	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
-	b->in_driver = 4;			/* B's spare cap: 4 of 8 */
+	/* Spare: all of the 8 slots but one, past B's weight's part (0). */
+	b->in_driver = 6;
+	cmd->in_driver = 6;
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
+	b->in_driver = 0;			/* others hold the 6 */
+	b->ent.vdisktime += 2 * lead;		/* two turns ahead: still */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 8, true), b);
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, false));
+	b->ent.vdisktime = a->ent.vdisktime;
+	cmd->in_driver = 7;
 	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 8, true));
-	b->in_driver = 0;
+	cmd->in_driver = 0;		/* depth 1: its one slot, if free */
+	KUNIT_EXPECT_PTR_EQ(test, cfq_group_fill_pick(cmd, 1, true), b);
+	cmd->in_driver = 1;
+	KUNIT_EXPECT_NULL(test, cfq_group_fill_pick(cmd, 1, true));
+	cmd->in_driver = 0;
 	/* Spare requests put B one request (4 ms) past A, no further. */
 	cfq_group_charge(cmd, b, ms, true);
 	cfq_group_charge(cmd, b, ms, true);
