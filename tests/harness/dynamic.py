@@ -192,9 +192,7 @@ def judge(run):
                 gaps[gi] = max(gaps[gi], longest_gap(run['bins'][gi], a, b))
         if b - a < 2:
             continue		# bursts: judged over their sum below
-        for k in range(int(b - a - 1 + 1e-9)):
-            got = shares.percentages(counts(run, a + 1 + k, a + 2 + k))
-            errs_1s.append(_err(got, tgt))
+        errs_1s += [_err(got, tgt) for got in judged_seconds(run, a, b)]
         judged = b - (a + 1)
         spans = [(a + 1 + 10 * k, a + 11 + 10 * k)
                  for k in range(int(judged // 10))]
@@ -248,6 +246,13 @@ def per_second(run):
             for k in range(int(run['duration_s']))]
 
 
+def judged_seconds(run, a, b):
+    """The shares of each whole second of the stretch [a, b) from the
+    second after its change: the per-second bar's windows."""
+    return [shares.percentages(counts(run, a + 1 + k, a + 2 + k))
+            for k in range(int(b - a - 1 + 1e-9))]
+
+
 def explain(run):
     """The per-second shares a run was judged on, one line per stretch:
     "a-b s, target T: s1 s2 ...", each share list slash-separated (for a
@@ -257,8 +262,7 @@ def explain(run):
     lines = []
     for a, b, bl, w in segments(run):
         tgt = targets(bl, w, idle)
-        secs = [shares.percentages(counts(run, a + 1 + k, a + 2 + k))
-                for k in range(int(b - a - 1 + 1e-9))]
+        secs = judged_seconds(run, a, b)
         if not secs:
             continue
         lines.append(f'{a:.1f}-{b:.1f} s, target '

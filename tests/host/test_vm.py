@@ -380,7 +380,7 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra, cases):
     CI runs (per-second error 17.2), and here, with one busy loop beside
     the guest, in 3 runs of 3 (10.7-13.5): the prio-0 group's tasks,
     short of CPU, left its slots to the others, before the pause as
-    after it.  On the instruction clock it takes 4.7 minutes, not 2.
+    after it.  On the instruction clock it takes 4.7-5.4 minutes, not 2.
 
     A group's turn on d1-rot is about 100 ms, so a one-second window
     holds a few turns, and one turn more or less for the prio-0 group
