@@ -84,17 +84,28 @@ echo "ok: $(grep -c 'cfq' /tmp/trace.txt) cfq messages in the trace"
 # from that one's completion, and on the debug kernel under TCG the
 # kernel takes a millisecond or more to issue it from there.  On a
 # busy host the debug kernel's estimate has reached 2.3 ms: the bar is
-# 0.8-4 ms, still far from the 8 ms or more of a disk that seeks.
-for rw in read randread; do
-	fio --filename=/dev/dbgtest --direct=1 --bs=4k --time_based \
-		--runtime=3 --ioengine=psync --eta=never --output-format=json \
-		--name=$rw --rw=$rw >/dev/null || fail "fio $rw"
+# 0.8-4 ms, still far from the 8 ms or more of a disk that seeks.  The
+# estimates are running means of the last few dozen requests, so on a
+# host whose load changes between the two readers' turns they can read
+# 1.4 and 2.1 ms (one make check): each pair of turns is tried up to
+# three times, and the estimates must find seeks free in one of them.
+lines=()
+for try in 1 2 3; do
+	for rw in read randread; do
+		fio --filename=/dev/dbgtest --direct=1 --bs=4k --time_based \
+			--runtime=2 --ioengine=psync --eta=never \
+			--output-format=json --name=$rw --rw=$rw >/dev/null ||
+			fail "fio $rw"
+	done
+	line=$(grep '^service_us ' "$sched/state")
+	lines+=("$line")
+	echo "$line" | grep -q ' seeks_free 1$' && break
 done
-line=$(grep '^service_us ' "$sched/state")
 echo "$line" | grep -Eq '^service_us near ([89][0-9]{2}|[1-3][0-9]{3})/' ||
 	fail "near requests not 0.8-4 ms: $line"
-echo "$line" | grep -q ' seeks_free 1$' || fail "seek cost: $line"
-echo "ok: $line"
+echo "$line" | grep -q ' seeks_free 1$' ||
+	fail "seek cost, $try tries: $(printf '%s; ' "${lines[@]}")"
+echo "ok: $line ($try of 3 tries)"
 echo 0 >/sys/block/dbgtest/queue/rotational
 grep -q '^mode iops$' "$sched/state" || fail "non-rotational device not in iops mode"
 echo none >/sys/block/dbgtest/queue/scheduler
