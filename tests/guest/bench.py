@@ -9,7 +9,7 @@ its group, wait, and write run.json (I/Os per share unit over the common
 window, p99 latency, totals) plus each fio's JSON report.
 
 Usage: bench.py --out DIR [--exp NAME]... [--profile P]... [--peer P]...
-                [--runs N] [--runtime S] [--scale F] [--quick]
+                [--runs N] [--runtime S] [--scale F] [--quick] [--pin]
 """
 import argparse
 import json
@@ -128,6 +128,11 @@ def teardown_cgroups():
         os.rmdir(d)
 
 
+# --pin: every fio task stays on one CPU, the tasks spread over this many
+# (0: where the kernel puts them).  A task entry's own pin comes first.
+PIN_CPUS = 0
+
+
 def fio_jobfile(case, gi, target, base, size, runtime, logdir,
                 renice=0):
     """fio job file for group gi: one section per task entry, each
@@ -154,6 +159,13 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir,
             lines.append(f'write_iops_log={logdir}/g{gi}t{j}')
         if t.pin:
             lines += [f'cpus_allowed=0-{t.n - 1}',
+                      'cpus_allowed_policy=split']
+        elif PIN_CPUS and t.n == 1:
+            lines.append(f'cpus_allowed={(gi + first) % PIN_CPUS}')
+        elif PIN_CPUS:
+            # split: job k of the file on the k-th CPU of the set, round
+            # and round.
+            lines += [f'cpus_allowed=0-{PIN_CPUS - 1}',
                       'cpus_allowed_policy=split']
         if t.rw in ('rw', 'randrw'):
             lines.append('rwmixread=50')
@@ -555,7 +567,11 @@ def main():
     ap.add_argument('--runtime', type=int, default=20)
     ap.add_argument('--scale', type=float, default=1.0)
     ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--pin', action='store_true',
+                    help='each fio task on one CPU, spread over all')
     args = ap.parse_args()
+    global PIN_CPUS
+    PIN_CPUS = os.cpu_count() if args.pin else 0
 
     profiles = experiments.load_toml('profiles.toml')
     peers = experiments.load_toml('peers.toml')
@@ -599,7 +615,7 @@ def main():
                         'peer': peer_name, 'run': run, 'by': case.by,
                         'target': case.target, 'alone': case.alone,
                         'isolate': case.isolate,
-                        'scale': args.scale,
+                        'scale': args.scale, 'pinned': args.pin,
                         'nprocs': case.nprocs(), 'runtime': args.runtime})
                     with open(f'{out}/run.json', 'w') as f:
                         json.dump(summary, f, indent=1)

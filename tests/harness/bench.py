@@ -5,7 +5,7 @@ bench.py), then write the report.
 
 CLI: python3 -m harness.bench --kernel BZIMAGE --out DIR [--report DIR]
         [--exp E]... [--case C]... [--profile P]... [--peer P]... [--runs N]
-        [--runtime S] [--scale F] [--quick] [--seed-style]
+        [--runtime S] [--scale F] [--quick] [--seed-style] [--pin]
         [--cpus N] [--icount [--skip-idle]]
 
 --icount runs the guest on an instruction-counted clock (see vm.py): a
@@ -100,7 +100,7 @@ def guest_command(args):
          '--scale', str(args.scale)],
         (('--exp', args.exp), ('--case', args.case),
          ('--profile', args.profile), ('--peer', args.peer)),
-        (('--quick', args.quick),))
+        (('--quick', args.quick), ('--pin', getattr(args, 'pin', False))))
 
 
 def report_header(args):
@@ -111,9 +111,11 @@ def report_header(args):
         clock += ' (idle time skipped)'
     kernel = (f'the series at `{args.commit}`' if args.commit
               else f'`{args.kernel}`')
+    pinned = ('; every fio task pinned to one vCPU, spread over all'
+              if getattr(args, 'pin', False) else '')
     return (f'Kernel: {kernel}, lean test config; {args.cpus} vCPUs, '
             f"{clock} clock; {args.runs} run(s) of {args.runtime} s per "
-            'cell.\n\n')
+            f'cell{pinned}.\n\n')
 
 
 def main(argv=None):
@@ -134,6 +136,8 @@ def main(argv=None):
     ap.add_argument('--icount', action='store_true')
     ap.add_argument('--skip-idle', action='store_true',
                     help='with --icount: the clock jumps over idle time')
+    ap.add_argument('--pin', action='store_true',
+                    help='pin each fio task to one vCPU, spread over all')
     ap.add_argument('--commit', help='the commit the kernel was built '
                     'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)

@@ -92,6 +92,32 @@ def test_pinned_readers_get_a_vcpu_each():
         plain, 0, '/dev/x', 0, 1 << 30, 5, '/tmp')
 
 
+def test_bench_pin_spreads_every_task(monkeypatch):
+    """bench.py --pin: a one-task entry gets a vCPU by its group, a
+    many-task entry splits over all; an entry's own pin comes first."""
+    from guest import bench as guest_bench
+    monkeypatch.setattr(guest_bench, 'PIN_CPUS', 2)
+    dd = {c.key: c for c in experiments.load_all(['dd'])}
+    cpus = [[ln for ln in guest_bench.fio_jobfile(
+        case, gi, '/dev/x', 0, 1 << 30, 5, '/tmp').splitlines()
+        if ln.startswith('cpus_allowed')]
+        for case in (dd['4-dd/two-groups-same-gprio'],
+                     dd['4-dd/same-group-prio-0-vs-7'])
+        for gi in range(len(case.groups))]
+    assert cpus == [['cpus_allowed=0'], ['cpus_allowed=1'],
+                    ['cpus_allowed=0', 'cpus_allowed=1']]
+    rfc = {c.key: c for c in experiments.load_all(['rfc-test1'])}
+    job = guest_bench.fio_jobfile(rfc['1-rfc-test1/read'], 0, '/dev/x', 0,
+                                  1 << 30, 5, '/tmp').splitlines()
+    assert 'cpus_allowed=0-1' in job
+    assert 'cpus_allowed_policy=split' in job
+    pinned = {c.key: c for c in experiments.load_all(['cpu-cost'])}[
+        '7-cpu-cost/2-readers-pinned']
+    monkeypatch.setattr(guest_bench, 'PIN_CPUS', 8)
+    assert 'cpus_allowed=0-1' in guest_bench.fio_jobfile(
+        pinned, 0, '/dev/x', 0, 1 << 30, 5, '/tmp').splitlines()
+
+
 def test_tree_targets_follow_io_weight():
     by_key = {c.key: c for c in experiments.load_all(['hierarchy'])}
     rnd = lambda xs: [round(x, 1) for x in xs]  # noqa: E731
