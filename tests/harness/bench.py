@@ -100,7 +100,7 @@ def guest_command(args):
          '--scale', str(args.scale)],
         (('--exp', args.exp), ('--case', args.case),
          ('--profile', args.profile), ('--peer', args.peer)),
-        (('--quick', args.quick), ('--pin', getattr(args, 'pin', False))))
+        (('--quick', args.quick), ('--pin', args.pin)))
 
 
 def report_header(args):
@@ -112,7 +112,7 @@ def report_header(args):
     kernel = (f'the series at `{args.commit}`' if args.commit
               else f'`{args.kernel}`')
     pinned = ('; every fio task pinned to one vCPU, spread over all'
-              if getattr(args, 'pin', False) else '')
+              if args.pin else '')
     return (f'Kernel: {kernel}, lean test config; {args.cpus} vCPUs, '
             f"{clock} clock; {args.runs} run(s) of {args.runtime} s per "
             f'cell{pinned}.\n\n')
