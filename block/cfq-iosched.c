@@ -1820,9 +1820,11 @@ static const char *cfq_entity_where(const struct cfq_entity *e)
 }
 
 /*
- * One line per queue with requests queued or in the driver: its group,
- * task, class and level, counts, and its fill_vt against its group's
- * fill_min (concurrent service: negative is owed).
+ * One line per queue with requests queued or in the driver, or served
+ * (its group's active queue, which may be empty while cfq idles for its
+ * next request): its group, task, class and level, counts, and its
+ * fill_vt against its group's fill_min (concurrent service: negative is
+ * owed).
  */
 static int cfq_queues_show(void *data, struct seq_file *m)
 {
@@ -1834,7 +1836,8 @@ static int cfq_queues_show(void *data, struct seq_file *m)
 	spin_lock_irq(&cmd->lock);
 	list_for_each_entry(cfqd, &cmd->groups, node)
 		list_for_each_entry(cfqq, &cfqd->queues, group_node) {
-			if (!cfqq->queued && !cfqq->dispatched)
+			if (!cfqq->queued && !cfqq->dispatched &&
+			    cfqd->active_queue != cfqq)
 				continue;
 			seq_printf(m, "%s pid %d %s %c%u queued %u in_driver %u dispatched %llu fill %lld fill_vt %llu%s\n",
 				   cfqd->name, cfqq->pid,
