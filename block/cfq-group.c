@@ -147,6 +147,38 @@ static struct cfq_entity *cfq_st_next(struct cfq_entity *e)
 }
 
 /*
+ * The entity of @s to serve next.  A whole turn moves a group's key by the
+ * same virtual time whatever its weight (group_slice / 2, see
+ * cfq_turn_budget()), so groups that became busy together keep keys a
+ * few milliseconds apart round after round, and which of two comes first
+ * is left to the noise in what each turn was charged (a request more or
+ * less).  When two such groups swap places, one is served twice in a row
+ * and the other waits two rounds: seconds in which both shares are a turn
+ * off.  So two keys closer than half of what either's last turn moved it
+ * count as equal, and of equals the one served longest ago goes first:
+ * the order of a round holds, and no entity gets ahead of its key by more
+ * than half a turn of its own.  Entities whose turns are short (their
+ * queues run dry at each request) are still served by key, near enough.
+ */
+static struct cfq_entity *cfq_st_pick(struct cfq_sched *s)
+{
+	struct cfq_entity *first = cfq_st_first(&s->tree), *best = first;
+	struct cfq_entity *e;
+
+	if (!first)
+		return NULL;
+	for (e = cfq_st_next(first); e; e = cfq_st_next(e)) {
+		u64 tie = min(first->turn_vt, e->turn_vt) / 2;
+
+		if (!cfq_vtime_before(e->vdisktime, first->vdisktime + tie))
+			break;
+		if (e->last_turn < best->last_turn)
+			best = e;
+	}
+	return best;
+}
+
+/*
  * A busy entity waits for a turn: no earlier than its level's minimum,
  * unless it never really left (@keep).  That is an entity whose turn
  * ended while it stayed busy, or one whose group's queues ran dry for a
@@ -713,10 +745,13 @@ static void cfq_turn_begin(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 /* @cfqd's own queues are to be served: its path leaves the trees. */
 static void cfq_path_activate(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 {
+	u64 seq = ++cmd->turn_seq;
 	struct cfq_entity *e;
 
 	for_each_path_entity(cmd, cfqd, e) {
 		cfq_st_del(e);
+		e->last_turn = seq;
+		e->turn_key = e->vdisktime;
 		cfq_entity_sched(e)->active = e;
 		cfq_st_update_min(cfq_entity_sched(e));
 	}
@@ -734,6 +769,7 @@ static void cfq_path_deactivate(struct cfq_meta_data *cmd,
 		struct cfq_sched *s = cfq_entity_sched(e);
 
 		s->active = NULL;
+		e->turn_vt = e->vdisktime - e->turn_key;
 		if (e->busy)
 			cfq_st_add(s, e, true);
 		cfq_st_update_min(s);
@@ -822,9 +858,9 @@ static void cfq_group_done(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 
 /*
  * The group to serve next: from the top, at each level the first entity
- * with RT or BE work, else, once the device has been idle long enough for
- * the IDLE class, the first of those with only IDLE-class work; down to a
- * group's own queues.
+ * with RT or BE work (cfq_st_pick()), else, once the device has been idle
+ * long enough for the IDLE class, the first of those with only IDLE-class
+ * work; down to a group's own queues.
  */
 static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 {
@@ -835,7 +871,7 @@ static struct cfq_data *cfq_group_pick(struct cfq_meta_data *cmd, u64 now)
 	lockdep_assert_held(&cmd->lock);
 
 	for (;;) {
-		e = cfq_st_first(&s->tree);
+		e = cfq_st_pick(s);
 		if (!e && idle_ok)
 			e = cfq_st_first(&s->idle_tree);
 		if (!e)

@@ -243,6 +243,10 @@ struct cfq_entity {
 	struct cfq_data		*cfqd;		/* whose entity this is */
 	struct cfq_data		*in;		/* whose tree it competes on */
 	u64			vdisktime;
+	/* Its last turn: cmd->turn_seq then, its key then, what it moved. */
+	u64			last_turn;
+	u64			turn_key;
+	u64			turn_vt;
 	unsigned int		weight;
 	bool			busy;		/* has requests below it */
 	bool			rtbe;		/* ... of the RT or BE class */
@@ -384,6 +388,7 @@ struct cfq_meta_data {
 	unsigned int		nr_forks;
 	/* Entities waiting with RT or BE work, at every level. */
 	unsigned int		nr_waiting;
+	u64			turn_seq;	/* turns begun: cfq_st_pick() */
 	struct cfq_data		root;		/* the top of the hierarchy */
 	u64			idle_start;	/* ns, when idling began */
 	struct list_head	device_node;	/* cfq_devices, its own lock */
