@@ -181,35 +181,53 @@ def remove_group(path, procs_file, move_out, stats, tries=5):
 
 def run_for(secs, period, step, min_steps=0, limit=None):
     """Call step(i) every `period` seconds for `secs`, and on past it
-    until `min_steps` have run or `limit` seconds have passed; return how
-    many steps ran."""
+    until `min_steps` have run or `limit` seconds have passed; return the
+    time each step took, in seconds."""
     start = time.monotonic()
     end = start + secs
     last = start + (limit or secs)
-    i = 0
-    while time.monotonic() < end or (i < min_steps and
+    took = []
+    while time.monotonic() < end or (len(took) < min_steps and
                                      time.monotonic() < last):
         t = time.monotonic()
-        step(i)
-        i += 1
-        time.sleep(max(0.0, period - (time.monotonic() - t)))
-    return i
+        step(len(took))
+        took.append(time.monotonic() - t)
+        time.sleep(max(0.0, period - took[-1]))
+    return took
 
 
-def run_steps(period, step, per_second, runs, what='steps'):
+# The longest a churn step may take.  A step is a few cgroupfs and sysfs
+# writes; an elevator switch or an rmdir waits for requests to leave.  A
+# step that stalls on the scheduler (a group never served, a drain that
+# does not end) takes longer; a slow host only makes every step slower.
+STEP_LIMIT = 10.0
+
+
+def run_steps(period, step, per_second, runs, what='steps', least=20):
     """The churn of a stress case: step(i) every `period` seconds for
     SECS, and on past it (at most 2 x SECS) until `per_second` x SECS
     steps have run; then the fio `runs` (started for 2 x SECS + 10 s) are
-    stopped.  Fewer steps in that time means one hangs.  Returns how many
-    ran."""
-    want = SECS * per_second
+    stopped.  How many steps run depends on the host: a debug kernel on a
+    host short of CPU made a third of the steps asked for.  What fails is
+    a step that stalls (longer than STEP_LIMIT), or fewer than `least`
+    steps, too few to have made each kind of change a few times.
+    Returns how many ran."""
     t = time.monotonic()
-    steps = run_for(SECS, period, step, min_steps=want, limit=2 * SECS)
-    took = time.monotonic() - t
+    took = run_for(SECS, period, step, min_steps=SECS * per_second,
+                   limit=2 * SECS)
+    total = time.monotonic() - t
     for run in runs:
         run.stop()
-    check(steps >= want, f'{steps} {what} in {took:.1f} s')
-    return steps
+    slowest = max(took, default=0.0)
+    print(f'{len(took)} {what} in {total:.1f} s, mean '
+          f'{total / max(1, len(took)):.2f} s, slowest {slowest:.2f} s',
+          flush=True)
+    check(slowest <= STEP_LIMIT,
+          f'slowest of the {what} {slowest:.2f} s (step '
+          f'{took.index(slowest)}), at most {STEP_LIMIT:.0f} s')
+    check(len(took) >= least, f'{len(took)} {what} in {total:.1f} s '
+          f'(at least {least})')
+    return len(took)
 
 
 def sh(cmd):

@@ -117,7 +117,8 @@ def step(i):
 # A step every 0.1 s; on the debug kernel on a host short of CPU a step
 # (an elevator switch waits for the queue to drain) took 0.26 s on
 # average: 38 steps in 10 s, and once 27.  The steps go on until 3 a
-# second's worth have run (run_steps()).
+# second's worth have run or for twice their time, and fail on a step
+# that stalls (run_steps()).
 started = time.monotonic()
 steps = run_steps(0.1, step, 3, runs)
 check(removed_at is not None, 'the second disk was removed under load')
