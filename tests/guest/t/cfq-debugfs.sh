@@ -70,9 +70,11 @@ wait $fpid || fail "fio"
 # reader's own, not a rate: a debug kernel on a loaded host has managed
 # 60 requests a second.  One sequential reader on a disk whose seek
 # cost is not known yet is idled for.
-ios=$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["total_ios"])' \
-	/tmp/ev-fio.json) || fail "fio's output"
+ios=$(python3 -c "
+import sys; sys.path.insert(0, '$CFQ_REPO/tests')
+from harness import fio
+print(fio.load_json_file('/tmp/ev-fio.json')['jobs'][0]['read']['total_ios'])") ||
+	fail "fio's output"
 d=$(($(ev dispatch) - d0)) a=$(($(ev idle_arm) - a0))
 s=$((d - ($(ev dispatch_none) - n0) + $(ev dispatch_ahead) - h0))
 { [ "$ios" -ge 25 ] && [ "$s" -ge "$ios" ] &&
