@@ -34,36 +34,38 @@ fio --name=r --filename=/dev/dbgtest --direct=1 --rw=read --bs=4k \
 	--time_based --runtime=5 --ioengine=psync --eta=never \
 	--output-format=json --output=/tmp/ev-fio.json &
 fpid=$!
-# One snapshot must show both the group and the reader's queue in
-# service.  Poll while fio runs, with builtins only: on the debug kernel
-# under TCG a fork costs tenths of a second and fio starts slowly.
-seen=0
-while [ $seen = 0 ] && kill -0 $fpid 2>/dev/null; do
-	mapfile -t lines <"$sched/state"
-	g=0 q=0
-	for l in "${lines[@]}"; do
-		[[ $l == 'active_group /' ]] && g=1
-		[[ $l =~ ^active_queue\ pid\ [0-9]+\ sync\ class\ B\ level\ 4 ]] && q=1
-	done
-	[ $g$q = 11 ] && seen=1 || sleep 0.05
-done
-st=$(printf '%s\n' "${lines[@]}")
-[ $seen = 1 ] || { echo "$st"; fail "no snapshot with the group and a sync BE4 queue in service"; }
-grep -q '^/ parent - weight 100 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
-# The reader's queue, at a moment it has a request queued or in flight
-# or is served.  A served queue shows while cfq idles for its next
-# request: under a loaded host the psync reader's request is in the
-# driver for a small part of the time, and a CI run's polls all missed it.
+# One snapshot of state must show both the group and the reader's
+# queue in service, and one of queues a line for the reader's queue, at a
+# moment it has a request queued or in flight or is served (a served
+# queue shows while cfq idles for its next request: under a loaded host
+# the psync reader's request is in the driver for a small part of the
+# time).  Both are polled in one loop while fio runs, with builtins only:
+# on the debug kernel under TCG a fork costs tenths of a second and fio
+# starts slowly.  With a loop for each, a CI run spent fio's 5 s in the
+# first and never read queues.
 qre='^/ pid [0-9]+ sync B4 queued [0-9]+ in_driver [0-9]+ dispatched [1-9][0-9]* fill -?[0-9]+ fill_vt [0-9]+( active)?$'
-seen=0
-while [ $seen = 0 ] && kill -0 $fpid 2>/dev/null; do
-	mapfile -t lines <"$sched/queues"
-	for l in "${lines[@]}"; do
-		[[ $l =~ $qre ]] && seen=1
-	done
-	[ $seen = 1 ] || sleep 0.05
+st=() qs=() st_ok=0 q_ok=0
+while [ $st_ok$q_ok != 11 ] && kill -0 $fpid 2>/dev/null; do
+	if [ $st_ok = 0 ]; then
+		mapfile -t st <"$sched/state"
+		g=0 q=0
+		for l in "${st[@]}"; do
+			[[ $l == 'active_group /' ]] && g=1
+			[[ $l =~ ^active_queue\ pid\ [0-9]+\ sync\ class\ B\ level\ 4 ]] && q=1
+		done
+		[ $g$q = 11 ] && st_ok=1
+	fi
+	if [ $q_ok = 0 ]; then
+		mapfile -t qs <"$sched/queues"
+		for l in "${qs[@]}"; do
+			[[ $l =~ $qre ]] && q_ok=1
+		done
+	fi
+	[ $st_ok$q_ok = 11 ] || sleep 0.05
 done
-[ $seen = 1 ] || { printf '%s\n' "${lines[@]}"; fail "queues: no line for the reader"; }
+[ $st_ok = 1 ] || { printf '%s\n' "${st[@]}"; fail "no snapshot with the group and a sync BE4 queue in service"; }
+grep -q '^/ parent - weight 100 .* busy_be [01] ' "$sched/groups" || { cat "$sched/groups"; fail "groups"; }
+[ $q_ok = 1 ] || { printf '%s\n' "${qs[@]}"; fail "queues: no line for the reader"; }
 wait $fpid || fail "fio"
 # Every request the reader completed went through cfq once: returned by
 # a dispatch call, or chosen ahead and taken by one.  The count is the
