@@ -230,7 +230,7 @@ def test_sequential_reader_among_random_ones_on_ncq(lean_kernel, hdd_tool,
 def _quick_bench(lean_kernel, out, *extra):
     rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
                      '--profile', 'd1-rot', '--runtime', '10',
-                     '--icount', '--cpus', '1', *extra])
+                     '--icount', '--skip-idle', '--cpus', '1', *extra])
     assert rc == 0
     return report.aggregate(report.load_runs(os.path.join(out, 'bench')))
 
@@ -242,17 +242,18 @@ def test_quick_isolation(lean_kernel, vm_results):
     alone.  Before the writers could use the reader's gaps
     (cfq_fill_gap()), the reader waited out their whole 12.5 ms turn
     whenever one came: 92 % of its rate, p99 5.2x its p99 alone (3 runs,
-    the host's clock).  One run of 10 s on the instruction clock, one
-    vCPU; the bars have some slack for one short run (the bench's are
-    95 % and 2x, on the mean of 3)."""
+    the host's clock).  One run of 10 s on the instruction clock with
+    idle time skipped, one vCPU, so the bench's bars hold for one run:
+    95 % of the rate and 2x the p99 (cfq keeps 100 % and 1.0x, as in
+    docs/results/issue17/skip-idle/)."""
     out = os.path.join(vm_results, 'isolation-quick')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
                      '--exp', 'isolation', '--profile', 'd1-rot',
                      '--peer', 'cfq', '--runs', '1', '--runtime', '10',
-                     '--icount', '--cpus', '1'])
+                     '--icount', '--skip-idle', '--cpus', '1'])
     assert rc == 0
     rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
-    md, met, n = report.isolation(rows, {'rate': 0.90, 'p99': 2.5})
+    md, met, n = report.isolation(rows)
     print(md)
     assert (met, n) == (1, 1), md
 
@@ -265,13 +266,13 @@ def test_readers_beside_writers(lean_kernel, vm_results):
     the readers only (its writers at 0.00-0.01 writes a process a second
     in `docs/results/recheck/rw-kinds/`), which the report must call
     starved: the measure can fail.  One run of 10 s on the instruction
-    clock, one vCPU."""
+    clock with idle time skipped, one vCPU."""
     out = os.path.join(vm_results, 'readers-writers')
     rc = bench.main(['--kernel', lean_kernel, '--out', out,
                      '--exp', 'rfc-test1', '--case', 'read+write',
                      '--profile', 'd1-rot', '--peer', 'bfq-ll0',
                      '--peer', 'cfq', '--runs', '1', '--runtime', '10',
-                     '--icount', '--cpus', '1'])
+                     '--icount', '--skip-idle', '--cpus', '1'])
     assert rc == 0
     rows = {r['peer']: r for r in
             report.aggregate(report.load_runs(os.path.join(out, 'bench')))}
@@ -286,21 +287,21 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     """The quick set (RFC Test 1 readers, the four dd examples, the
     two-level hierarchy) against none and cfq, on v1 and v2, in one
     boot (bfq is measured beside cfq by `make bench`; it was dropped here
-    for time: the set took 11 minutes on the instruction clock).  The
-    harness must be sound (none splits equal-weight groups evenly) and
-    cfq must meet the issue's bar on the depth-1 disk: every share within
-    3 points of the target, and total I/Os at least 85 % of none's (95 %
-    is the bench's mean-of-3 bar; one short run gets some slack).
+    for time).  The harness must be sound (none splits equal-weight
+    groups evenly) and cfq must meet the issue's bars on the depth-1
+    disk: every share within 3 points of the target, and total I/Os at
+    least 95 % of none's.
 
-    The guest runs on the instruction clock, one vCPU.  Timed by the
-    host's clock the dd cases were CPU-bound under TCG (80 of the disk's
-    100 large reads a second, and as few as 44 on a loaded host), so the
-    ratio to `none` measured the host: a CI run had cfq at 69 % of none,
-    and 82 % when measured again.  On the instruction clock the same
-    cases keep the disk busy (102-103 a second for every scheduler) and
-    the ratio measures the scheduler.  Not exactly, though
-    (vm.qemu_argv()): in a check run on a host short of CPU every dd
-    total read 89-103, cfq-v2 at 90 % of none once."""
+    The guest runs on the instruction clock with idle time skipped, one
+    vCPU (vm.qemu_argv()).  Timed by the host's clock the dd cases were
+    CPU-bound under TCG, so the ratio to `none` measured the host (69 %
+    in one CI run, 82 % when measured again).  On the plain instruction
+    clock the guest's idle time still follows the host's: in the CI run
+    of 1 Dec the dd cells read 81-86 a second for some peers and 101-102
+    for others, `none` included, and cfq failed an 85 % bar at 81 %.
+    With idle time skipped every dd cell reads 109-110 a second for
+    every scheduler, beside a debug-kernel guest on the same host, and
+    the set takes 200 s instead of 460 s."""
     out = os.path.join(vm_results, 'bench-quick')
     rows = _quick_bench(lean_kernel, out,
                         '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')
@@ -322,7 +323,7 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
             if r['err_worst'] > 3.0:
                 bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: shares '
                            f'{got}, target {want}')
-            if r['iops_vs_none'] < 0.85:
+            if r['iops_vs_none'] < 0.95:
                 bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: '
                            f'{r["iops_vs_none"]:.0%} of none')
     assert not bad, bad
