@@ -227,9 +227,12 @@ def test_sequential_reader_among_random_ones_on_ncq(lean_kernel, hdd_tool,
     assert runs['cfq']['time_shares'][0] >= 100 / 3, runs['cfq']
 
 
-def _quick_bench(lean_kernel, out, *extra):
-    rc = bench.main(['--kernel', lean_kernel, '--out', out, '--quick',
-                     '--profile', 'd1-rot', '--runtime', '10',
+def _d1_bench(lean_kernel, out, *extra):
+    """One run of 10 s per cell on the depth-1 disk, one vCPU, on the
+    instruction clock with idle time skipped (vm.qemu_argv()): the
+    aggregated rows."""
+    rc = bench.main(['--kernel', lean_kernel, '--out', out,
+                     '--profile', 'd1-rot', '--runs', '1', '--runtime', '10',
                      '--icount', '--skip-idle', '--cpus', '1', *extra])
     assert rc == 0
     return report.aggregate(report.load_runs(os.path.join(out, 'bench')))
@@ -246,13 +249,8 @@ def test_quick_isolation(lean_kernel, vm_results):
     idle time skipped, one vCPU, so the bench's bars hold for one run:
     95 % of the rate and 2x the p99 (cfq keeps 100 % and 1.0x, as in
     docs/results/issue17/skip-idle/)."""
-    out = os.path.join(vm_results, 'isolation-quick')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'isolation', '--profile', 'd1-rot',
-                     '--peer', 'cfq', '--runs', '1', '--runtime', '10',
-                     '--icount', '--skip-idle', '--cpus', '1'])
-    assert rc == 0
-    rows = report.aggregate(report.load_runs(os.path.join(out, 'bench')))
+    rows = _d1_bench(lean_kernel, os.path.join(vm_results, 'isolation-quick'),
+                     '--exp', 'isolation', '--peer', 'cfq')
     md, met, n = report.isolation(rows)
     print(md)
     assert (met, n) == (1, 1), md
@@ -267,15 +265,10 @@ def test_readers_beside_writers(lean_kernel, vm_results):
     in `docs/results/recheck/rw-kinds/`), which the report must call
     starved: the measure can fail.  One run of 10 s on the instruction
     clock with idle time skipped, one vCPU."""
-    out = os.path.join(vm_results, 'readers-writers')
-    rc = bench.main(['--kernel', lean_kernel, '--out', out,
-                     '--exp', 'rfc-test1', '--case', 'read+write',
-                     '--profile', 'd1-rot', '--peer', 'bfq-ll0',
-                     '--peer', 'cfq', '--runs', '1', '--runtime', '10',
-                     '--icount', '--skip-idle', '--cpus', '1'])
-    assert rc == 0
     rows = {r['peer']: r for r in
-            report.aggregate(report.load_runs(os.path.join(out, 'bench')))}
+            _d1_bench(lean_kernel, os.path.join(vm_results, 'readers-writers'),
+                      '--exp', 'rfc-test1', '--case', 'read+write',
+                      '--peer', 'bfq-ll0', '--peer', 'cfq')}
     print(report.markdown(list(rows.values())))
     cfq, bfq = rows['cfq'], rows['bfq-ll0']
     assert cfq['err_worst'] <= 3.0, cfq['shares']
@@ -303,8 +296,8 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
     every scheduler, beside a debug-kernel guest on the same host, and
     the set takes 200 s instead of 460 s."""
     out = os.path.join(vm_results, 'bench-quick')
-    rows = _quick_bench(lean_kernel, out,
-                        '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')
+    rows = _d1_bench(lean_kernel, out, '--quick',
+                     '--peer', 'none', '--peer', 'cfq', '--peer', 'cfq-v2')
     keys = {(r['exp'], r['case'], r['peer']) for r in rows}
     assert ('1-rfc-test1', 'read', 'none') in keys
     assert ('4-dd', 'gprio-7-vs-0-task-0-vs-7', 'cfq') in keys
@@ -320,10 +313,10 @@ def test_quick_bench_through_the_harness(lean_kernel, vm_results):
         if r['peer'] in ('cfq', 'cfq-v2'):
             got = ' '.join(f'{s:.1f}' for s in r['shares'])
             want = ' '.join(f'{s:.1f}' for s in r['target'])
-            if r['err_worst'] > 3.0:
+            if r['err_worst'] > report.BARS['err_worst']:
                 bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: shares '
                            f'{got}, target {want}')
-            if r['iops_vs_none'] < 0.95:
+            if r['iops_vs_none'] < report.BARS['iops_vs_none']:
                 bad.append(f'{r["exp"]}/{r["case"]} {r["peer"]}: '
                            f'{r["iops_vs_none"]:.0%} of none')
     assert not bad, bad
