@@ -133,6 +133,7 @@ static void cfq_account_dispatch(struct cfq_meta_data *cmd,
 	cfqq->dispatched++;
 	cfqq->nr_dispatched++;
 	cfqd->in_driver++;
+	cfqd->turn_sent++;
 	WRITE_ONCE(cmd->in_driver, cmd->in_driver + 1);
 	/* Kept in every mode (cheaper than asking): cfq_fill_queue(). */
 	cfqq->fill_vt += cfqq->fill_charge;

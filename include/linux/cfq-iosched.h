@@ -336,6 +336,7 @@ struct cfq_data {
 	u64			clock;		/* ns served, past turns */
 	u64			turn_start;	/* ns, when this turn began */
 	u64			turn_service;	/* service, when it began */
+	unsigned int		turn_sent;	/* requests dispatched since */
 	u64			turn_budget;	/* cfq_turn_budget(), then */
 	u64			busy_since;	/* ns, waiting with requests */
 	struct cfq_stat		*stat;		/* cfq.stat, or NULL */

@@ -467,8 +467,9 @@ static void cfq_test_turn_owed_part(struct kunit *test)
 
 /*
  * A (200) and B (100) on a fast device in I/O-count mode: A's turn of
- * 100 ms ends after 100 requests, however little time they took; in time
- * mode the same requests leave it going.
+ * 100 ms ends once it has sent 100 requests to the driver, however little
+ * time they took and whether or not they completed; in time mode the same
+ * requests leave it going.
  */
 static void cfq_test_turn_iops(struct kunit *test)
 {
@@ -484,12 +485,14 @@ static void cfq_test_turn_iops(struct kunit *test)
 	KUNIT_ASSERT_PTR_EQ(test, cfq_group_pick(cmd, now), a);
 	cfq_path_activate(cmd, a);
 	cfq_turn_begin(cmd, a, now);
-	for (i = 0; i < 99; i++)
+	for (i = 0; i < 100; i++)
 		cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
-	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
-	cfq_group_charge(cmd, a, CFQ_IOPS_CHARGE_NS, false);
+	a->turn_sent = 100;	/* as cfq_account_dispatch() counts */
 	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
+	a->turn_sent = 99;	/* 100 completed, 99 of them sent this turn */
+	KUNIT_EXPECT_FALSE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
+	a->turn_sent = 100;
 	KUNIT_EXPECT_TRUE(test, cfq_turn_used(cmd, a, now + NSEC_PER_MSEC));
 	KUNIT_EXPECT_TRUE(test, cfq_turn_over(cmd, a, now + NSEC_PER_MSEC));
 	cfq_path_deactivate(cmd, a);
@@ -658,7 +661,10 @@ static void cfq_test_turn_order(struct kunit *test)
  * measured at 5 ms against 1 ms for near ones, both get 120 ms, and at
  * 10 ms the cap of 200 ms.  Not where near and far both take 1 ms, nor
  * where far ones alone are measured at 3 ms (an emulated disk), nor when
- * service is counted in requests.
+ * service is counted in requests.  There, while the tag gates are in use,
+ * a turn is no more requests than the group's gate holds (A's 40 and C's
+ * 5 tags: 40 and 5 ms; 2 ms at least), and the gates change nothing in
+ * time mode.
  */
 static void cfq_test_turn_budget_seeks(struct kunit *test)
 {
@@ -680,6 +686,24 @@ static void cfq_test_turn_budget_seeks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 200 * NSEC_PER_MSEC);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	/* Gated in I/O-count mode: no more requests than the gate holds. */
+	a->tag_limit = 40;
+	c->tag_limit = 5;
+	cmd->gating = true;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, a), 40 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 5 * NSEC_PER_MSEC);
+	c->tag_limit = 1;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), CFQ_MIN_TURN_NS);
+	c->tag_limit = 64;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	c->tag_limit = 5;
+	cmd->gating = false;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
+	cmd->gating = true;
+	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 200 * NSEC_PER_MSEC);
+	cmd->gating = false;
+	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_IOPS);
 	cfq_tun_set(cmd, CFQ_SERVICE_MODE, CFQ_SERVICE_TIME);
 	mean[CFQ_SVC_SMALL][CFQ_SEEK_FAR] = NSEC_PER_MSEC;
 	KUNIT_EXPECT_EQ(test, cfq_turn_budget(cmd, c), 25 * NSEC_PER_MSEC / 2);
