@@ -194,6 +194,26 @@ def io_span(runs):
     return first, last
 
 
+def readers_together(disk, groups, nprocs, runtime):
+    """`nprocs` 4 KiB random readers in each of `groups` (cgroup names),
+    each group's on its own GiB of /dev/`disk`, for `runtime` s and 10 s
+    more per 25 processes, which forking them may take: the I/Os of each
+    group over the span in which every process ran (io_span()), its
+    length in s, and how many processes completed no I/O in it."""
+    runs = [Fio(g, f'/dev/{disk}',
+                [{'rw': 'randread', 'bs': '4k', 'numjobs': nprocs,
+                  'offset': f'{i}g', 'size': '1g'}],
+                runtime + 10 * nprocs // 25, group=g, group_reporting=1)
+            for i, g in enumerate(groups)]
+    for r in runs:
+        r.wait()
+    first, last = io_span(runs)  # ms since the epoch
+    counts = [sum(r.ios(first / 1000, last / 1000, 0)) for r in runs]
+    idle = sum(1 for r in runs for log in r.logs
+               if not any(first <= t <= last for t, _, _ in log))
+    return counts, (last - first) / 1000, idle
+
+
 def common_window(runs, lead=0.0, tail=0.0):
     """(t0, t1) in s since the epoch: the span in which every job of
     every run completed I/O (io_span()), less `lead` s at its start and
