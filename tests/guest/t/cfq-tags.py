@@ -55,9 +55,8 @@ def run_together(disk, nprocs):
     RUN / 2 s: forking 300 fio processes while the first ones read can
     take longer than fio's allowance of 10 s per 25 processes (with 3 s
     per 25, a CI run's groups never overlapped, and by hand the windows
-    came out at -0.9 to -6.9 s).  The first
-    run's shares are then dropped unread: the second run alone is
-    judged."""
+    came out at -0.9 to -6.9 s).  The first run's shares are then dropped
+    unread: the second run alone is judged."""
     res = run(disk, nprocs)
     if res[1] < RUN / 2:
         print(f'{disk}: groups together for {res[1]:.1f} s only, '
