@@ -1057,16 +1057,18 @@ static void cfq_completion_idle(struct cfq_meta_data *cmd,
 				struct cfq_queue *cfqq, u64 now)
 {
 	struct cfq_data *cfqd = cfqq->cfqd;
+	u64 idle;
 
 	if (cmd->active != cfqd || cmd->idling != CFQ_IDLE_NONE)
 		return;
 	if (cfqd->active_queue == cfqq && !cfqq->queued && !cfqq->dispatched &&
-	    cfq_should_idle(cmd, cfqq) &&
-	    cfq_group_clock(cmd, cfqd, now) +
-	    cfq_tun_ns(cmd, CFQ_SLICE_IDLE) < cfqq->slice_end) {
-		cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now,
-			     cfq_tun_ns(cmd, CFQ_SLICE_IDLE));
-		return;
+	    cfq_should_idle(cmd, cfqq)) {
+		idle = cfq_queue_idle_for(cmd, cfqq,
+					  cfq_group_clock(cmd, cfqd, now));
+		if (idle) {
+			cfq_idle_arm(cmd, CFQ_IDLE_QUEUE, now, idle);
+			return;
+		}
 	}
 	if (!cfqd->nr_queued && !cfqd->in_driver &&
 	    test_bit(CFQQ_SYNC, &cfqq->flags) && cfqq->cic &&

@@ -626,6 +626,43 @@ static void cfq_test_low_slice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cfq_low_slice(cmd), 0);
 }
 
+/*
+ * Idling for the active queue: the whole window while the slice has that
+ * much left; then, in time mode, what is left, while that is more than
+ * the queue's mean think time; then none.  A queue whose slice has not
+ * started is not idled for.
+ */
+static void cfq_test_queue_idle_for(struct kunit *test)
+{
+	struct cfq_meta_data *cmd = cfq_test_depth1_cmd(test);
+	struct cfq_queue *cfqq = kunit_kzalloc(test, sizeof(*cfqq),
+					       GFP_KERNEL);
+
+	cfq_tun_set(cmd, CFQ_SLICE_IDLE, 8);
+	cfqq->slice_end = 40 * MS;
+	cfqq->ttime_mean = MS / 20;
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 0), 0);
+	__set_bit(CFQQ_SLICE_STARTED, &cfqq->flags);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 0), 8 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 32 * MS), 8 * MS);
+	/* Within the last window: idled for the rest of the slice. */
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 35 * MS), 5 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 40 * MS - MS / 10),
+			MS / 10);
+	/* No more left than the task thinks, or nothing left. */
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 40 * MS - MS / 20),
+			0);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 40 * MS), 0);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 50 * MS), 0);
+	cfqq->ttime_mean = 6 * MS;
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 35 * MS), 0);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 33 * MS), 7 * MS);
+	/* Counted in I/Os: only while a whole window is left. */
+	cmd->iops = true;
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 31 * MS), 8 * MS);
+	KUNIT_EXPECT_EQ(test, cfq_queue_idle_for(cmd, cfqq, 32 * MS), 0);
+}
+
 /* A sync queue of @cfqd at BE @level with one request queued. */
 static void cfq_test_fill_queue_init(struct cfq_data *cfqd,
 				     struct cfq_queue *cfqq,
@@ -829,6 +866,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_idles_seeky),
 	KUNIT_CASE(cfq_test_sync_base),
 	KUNIT_CASE(cfq_test_low_slice),
+	KUNIT_CASE(cfq_test_queue_idle_for),
 	KUNIT_CASE(cfq_test_fill_queue),
 	KUNIT_CASE(cfq_test_drain_before_idle_slice),
 	{}
