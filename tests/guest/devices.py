@@ -190,7 +190,8 @@ def make_hdd(prof, store='none', trace=None):
     if prof.get('partitions') and store == 'none':
         store = tmp_store = f'/tmp/hdd-{os.getpid()}.store'
     argv = [hdd_binary(), '--depth', str(prof['hw_queue_depth']),
-            '--wce', prof.get('write_cache', 'on'), '--store', store]
+            '--wce', prof.get('write_cache', 'on'),
+            '--idle-delay', prof.get('idle_delay', 'off'), '--store', store]
     if trace:
         argv += ['--trace', trace]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)

@@ -4,7 +4,7 @@ ublk disk with a write cache, whose sequential rate at the outer and inner
 zones and random 4 KiB read rate at depth 1 follow its model's figures,
 whose read cache holds 64 MiB, whose queue of 32 reorders (NCQ), and
 whose data reads back, also after the server restarted on the same
-store."""
+store, and whose write-back can wait for the host to be quiet."""
 import json
 import os
 import subprocess
@@ -84,3 +84,31 @@ check(qd32 > 1.8 * qd1, f'depth 32 reorders: {qd32:.0f} IOPS against '
       f'{qd1:.0f} at depth 1')
 devices.remove_device(dev)
 os.unlink(STORE)
+
+
+def read_beside_writes(idle_delay):
+    """Mean latency (ms) of random reads at depth 1 while a second job
+    writes at random into the cache, on a disk whose write-back starts in
+    any gap (off) or once the host has been quiet a while (on)."""
+    d = devices.make_hdd({'hw_queue_depth': 1, 'idle_delay': idle_delay})
+    devices.write(f'/sys/block/{d.disk}/queue/scheduler', 'none')
+    out = subprocess.run(
+        ['fio', f'--filename={d.targets[0]}', '--direct=1', '--bs=4k',
+         '--output-format=json', '--runtime=4', '--time_based',
+         '--name=r', '--rw=randread', '--name=w', '--rw=randwrite',
+         '--offset=50%'], stdout=subprocess.PIPE, text=True, check=True)
+    devices.remove_device(d)
+    job = json.loads(out.stdout[out.stdout.find('{'):])['jobs'][0]
+    return job['read']['lat_ns']['mean'] / 1e6
+
+
+# Write-back: in any gap between commands, the read that follows waits
+# for a destage; after an idle delay (hdd-q1-idle), reads seldom do.
+eager, idle = read_beside_writes('off'), read_beside_writes('on')
+check(idle < 0.75 * eager, f'reads beside cached writes: {idle:.1f} ms '
+      f'with the idle delay, {eager:.1f} ms without')
+within(1000 / idle, QD1_IOPS, 25,
+       'random reads beside cached writes, idle delay, IOPS')
+bad = subprocess.run([devices.hdd_binary(), '--idle-delay', 'maybe'],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+check(bad.returncode == 2, '--idle-delay takes on or off only')

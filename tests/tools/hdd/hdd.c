@@ -74,6 +74,8 @@ struct hdd_params {
 	unsigned int cache_mib;	/* buffer; half of it may hold writes */
 	unsigned int readahead_kib;
 	double age_ms;		/* NCQ: a command this old is served next */
+	unsigned int idle_k;	/* arrivals the idle delay averages over */
+	double idle_max_ms;	/* longest idle delay */
 };
 
 static struct hdd_params P = {
@@ -91,6 +93,8 @@ static struct hdd_params P = {
 	.cache_mib	= 64,
 	.readahead_kib	= 2048,
 	.age_ms		= 500,
+	.idle_k		= 8,
+	.idle_max_ms	= 100,
 };
 
 /* ------------------------------------------------------------------ */
@@ -253,6 +257,13 @@ struct hdd {
 	uint64_t dirty_sect;
 	double dirty_t;		/* when the cache last became dirty */
 	bool flush_waiting;
+
+	/*
+	 * idle write-back (--idle-delay on): the mean gap between host
+	 * commands' arrivals, and the last arrival
+	 */
+	bool idle_delay, wb_idle;
+	double last_arrival, ia_mean, wake_at;
 
 	/* statistics */
 	uint64_t n_ops[4], n_sect[4], n_hit, n_stream, n_destage;
@@ -457,8 +468,30 @@ static bool try_cache(struct hdd *h, int tag, double t)
 	}
 }
 
-/* Start the next operation at @t: a host command, or a destage. */
-static bool mech_start(struct hdd *h, double free)
+/*
+ * When the disk, idle since @free, may start writing back on its own.
+ * With --idle-delay on: once nothing has come from the host for the mean
+ * gap between the host's commands, so that a command that follows at the
+ * host's usual pace does not find the head busy.  Else at once (0).
+ */
+static double idle_due(const struct hdd *h, double free)
+{
+	double since = h->last_arrival > free ? h->last_arrival : free;
+
+	if (!h->idle_delay)
+		return 0;
+	/* writing back on its own, and nothing came since: go on */
+	if (h->mech_tag < 0 && h->wb_idle && h->last_arrival <= h->destage_t)
+		return free;
+	return since + h->ia_mean;
+}
+
+/*
+ * Start the next operation the disk, free since @free, can start by @now:
+ * a host command, or a destage.  If a destage waits for the idle delay,
+ * h->wake_at is when it is due.
+ */
+static bool mech_start(struct hdd *h, double free, double now)
 {
 	double best = INFINITY, oldest = INFINITY, first = INFINITY, pt, end;
 	int tag, pick = -1, old = -1;
@@ -580,6 +613,17 @@ static bool mech_start(struct hdd *h, double free)
 	}
 	if (!h->nr_dirty || (host_waits && !need_destage))
 		return false;
+	if (!need_destage) {
+		/* on its own: only once the host has been quiet a while */
+		double due = idle_due(h, free);
+
+		if (due > now) {
+			h->wake_at = due;
+			return false;
+		}
+		if (due > t)
+			t = due;
+	}
 
 	/* destage the dirty extent reached first, up to 1 MiB of it */
 	best = INFINITY;
@@ -598,6 +642,7 @@ static bool mech_start(struct hdd *h, double free)
 	h->head_x = lba_x(h->destage.end);
 	h->mech_busy = true;
 	h->mech_tag = -1;
+	h->wb_idle = !need_destage;
 	h->destage_t = t;
 	h->mech_end = end;
 	h->busy_s += end - t;
@@ -631,6 +676,7 @@ static void mech_run(struct hdd *h, double t)
 {
 	int tag;
 
+	h->wake_at = INFINITY;
 	for (;;) {
 		if (h->mech_busy) {
 			if (h->mech_end > t)
@@ -664,7 +710,7 @@ static void mech_run(struct hdd *h, double t)
 						 h->cmd[tag].arrival);
 				}
 		}
-		if (!mech_start(h, h->free_at))
+		if (!mech_start(h, h->free_at, t))
 			return;
 	}
 }
@@ -770,6 +816,15 @@ static void arrive(struct hdd *h, int tag, double t)
 	const struct ublksrv_io_desc *iod = &h->iod[tag];
 	struct cmd *c = &h->cmd[tag];
 
+	if (h->last_arrival > 0) {
+		double gap = t - h->last_arrival;
+
+		if (gap > P.idle_max_ms / 1e3)
+			gap = P.idle_max_ms / 1e3;
+		h->ia_mean += (gap - h->ia_mean) / P.idle_k;
+	}
+	h->last_arrival = t;
+
 	c->busy = true;
 	c->op = ublksrv_get_op(iod);
 	c->flags = ublksrv_get_flags(iod);
@@ -823,6 +878,8 @@ static void *queue_thread(void *arg)
 		}
 		if (h->mech_busy && h->mech_end < next)
 			next = h->mech_end;
+		if (!h->mech_busy && h->wake_at < next)
+			next = h->wake_at;
 		if (next < INFINITY) {
 			double w = next - t;
 
@@ -858,8 +915,9 @@ static void *queue_thread(void *arg)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: hdd [--depth 1|32] [--wce on|off] [--store FILE|none]\n"
-		"           [--trace FILE] [--capacity-gb N] [--print-model]\n"
+		"usage: hdd [--depth 1|32] [--wce on|off] [--idle-delay on|off]\n"
+		"           [--store FILE|none] [--trace FILE] [--capacity-gb N]\n"
+		"           [--print-model]\n"
 		"Serves /dev/ublkbN (printed on stdout once started) until\n"
 		"SIGTERM or SIGINT; then prints its statistics on stderr.\n");
 	exit(2);
@@ -884,6 +942,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "depth", required_argument, NULL, 'd' },
 		{ "wce", required_argument, NULL, 'w' },
+		{ "idle-delay", required_argument, NULL, 'i' },
 		{ "store", required_argument, NULL, 's' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "capacity-gb", required_argument, NULL, 'c' },
@@ -915,6 +974,11 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			h.wce = !strcmp(optarg, "on");
+			break;
+		case 'i':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				usage();
+			h.idle_delay = !strcmp(optarg, "on");
 			break;
 		case 's':
 			store = optarg;
