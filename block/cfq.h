@@ -57,6 +57,8 @@
 #define CFQ_MEDIA_SCALE_ONE	16
 #define CFQ_MEDIA_SCALE_MIN	4
 #define CFQ_MEDIA_SCALE_MAX	48
+/* Depth 1: fast reads offset at most this many reads' mean of slow ones. */
+#define CFQ_MEDIA_NET_READS	4
 /* Cached writes between two moves of the price. */
 #define CFQ_MEDIA_ADJUST_WRITES	8
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
@@ -254,7 +256,13 @@ static inline bool cfq_media_step(struct cfq_media *m, int step)
  * Who waits behind write-back depends on the device's depth (@serial: it
  * takes one command at a time).  One at a time, it is the next request:
  * one that takes longer than a read of its size pays off the debt first,
- * its charge dropping by its excess, as far as the debt goes.  With a
+ * its charge dropping by its excess, as far as the debt goes.  Reads
+ * spread around their mean by themselves (the nearest one first, then a
+ * far one), so a read's excess is only what the reads' time over their
+ * mean adds up to, net of the fast ones since the last excess (at most
+ * CFQ_MEDIA_NET_READS reads' mean of them): otherwise a disk that writes
+ * back only when its host is quiet, which no read waits for, would see
+ * write-back in every slow read and raise the price.  With a
  * queue in the disk (NCQ), a read's time between completions is the
  * spread of the queue's, and a disk writes back in its own order, first
  * when a write needs room: the write that was not taken into the cache
@@ -295,10 +303,22 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 		return price;
 	}
 	/* What of @service may be write-back waited for. */
-	if (serial && cost && service > cost)
+	if (serial && cost && !write) {
+		/*
+		 * Reads spread around their mean by themselves: only what
+		 * the slow ones took beyond what the fast ones saved.
+		 */
+		m->read_net = max_t(s64, m->read_net + (s64)service -
+					 (s64)cost,
+				    -(s64)cost * CFQ_MEDIA_NET_READS);
+		if (service > cost && m->read_net > 0)
+			excess = min_t(u64, service - cost, m->read_net);
+		m->read_net -= excess;
+	} else if (serial && cost && service > cost) {
 		excess = service - cost;
-	else if (!serial && write && cost)
+	} else if (!serial && write && cost) {
 		excess = service;
+	}
 	if (excess) {
 		paid = min(m->debt, excess);
 		if (m->owing && paid < excess && (!serial || !write)) {

@@ -194,6 +194,7 @@ struct cfq_media {
 	s32	write_step;	/* a cached write's price less a read's, 1/16ths */
 	u32	writes;		/* cached writes since write_step moved */
 	bool	owing;		/* a cached write owed since the debt was 0 */
+	s64	read_net;	/* depth 1: reads' time over their mean, net */
 };
 
 /* Scheduler events counted per device (debugfs "events"). */

@@ -364,6 +364,39 @@ static void cfq_test_media_price(struct kunit *test)
 }
 
 /*
+ * At depth 1, reads that spread around their mean by themselves do not
+ * raise the price, nor drag the mean down by paying the debt off; a read
+ * that waits behind write-back still does, after however many fast ones.
+ */
+static void cfq_test_media_spread(struct kunit *test)
+{
+	struct cfq_media m = { };
+	u32 x = 1;
+	int step, i;
+
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 10 * MS);
+	/* A write into the cache, then a read of 2-18 ms: no wait in it. */
+	for (i = 0; i < 2000; i++) {
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, MS / 5);
+		x = x * 1103515245 + 12345;
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL,
+				 2 * MS + (((u64)(x >> 16) * 16 * MS) >> 16));
+	}
+	KUNIT_EXPECT_LE(test, m.write_step, 0);
+	KUNIT_EXPECT_GE(test, m.read_mean[CFQ_SVC_SMALL], 8 * MS);
+	/* Owed, paid off while idle: a slow read after 100 fast ones. */
+	step = m.write_step;
+	for (i = 0; i < CFQ_MEDIA_ADJUST_WRITES; i++)
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	for (i = 0; i < 100; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 5 * MS);
+	cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, step + 1);
+}
+
+/*
  * With a queue in the disk, the write that waited for room pays the debt
  * off, not the reads, whose gaps are their queue's spread; and since
  * nothing pays it until the cache is full, each step down halves it.
@@ -860,6 +893,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_far_is_short),
 	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_media_price),
+	KUNIT_CASE(cfq_test_media_spread),
 	KUNIT_CASE(cfq_test_media_queue),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
