@@ -19,13 +19,16 @@ OD_MBS, ID_MBS = 140.0, 67.0
 QD1_IOPS = 1000 / (0.1 + 7.4 + 60000 / 7200 / 2)
 
 
-def fio(dev, *args, runtime=4):
-    cmd = ['fio', '--name=m', f'--filename={dev.targets[0]}', '--direct=1',
-           '--output-format=json', f'--runtime={runtime}', '--time_based',
-           *args]
+def fio_job(cmd):
+    """Run fio command @cmd (--output-format=json): its first job."""
     out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True)
-    job = json.loads(out.stdout[out.stdout.find('{'):])['jobs'][0]
-    return job
+    return json.loads(out.stdout[out.stdout.find('{'):])['jobs'][0]
+
+
+def fio(dev, *args, runtime=4):
+    return fio_job(['fio', '--name=m', f'--filename={dev.targets[0]}',
+                    '--direct=1', '--output-format=json',
+                    f'--runtime={runtime}', '--time_based', *args])
 
 
 def mbs(job, d='read'):
@@ -92,13 +95,11 @@ def read_beside_writes(idle_delay):
     any gap (off) or once the host has been quiet a while (on)."""
     d = devices.make_hdd({'hw_queue_depth': 1, 'idle_delay': idle_delay})
     devices.write(f'/sys/block/{d.disk}/queue/scheduler', 'none')
-    out = subprocess.run(
-        ['fio', f'--filename={d.targets[0]}', '--direct=1', '--bs=4k',
-         '--output-format=json', '--runtime=4', '--time_based',
-         '--name=r', '--rw=randread', '--name=w', '--rw=randwrite',
-         '--offset=50%'], stdout=subprocess.PIPE, text=True, check=True)
+    job = fio_job(['fio', f'--filename={d.targets[0]}', '--direct=1',
+                   '--bs=4k', '--output-format=json', '--runtime=4',
+                   '--time_based', '--name=r', '--rw=randread', '--name=w',
+                   '--rw=randwrite', '--offset=50%'])
     devices.remove_device(d)
-    job = json.loads(out.stdout[out.stdout.find('{'):])['jobs'][0]
     return job['read']['lat_ns']['mean'] / 1e6
 
 
