@@ -134,11 +134,13 @@ PIN_CPUS = 0
 
 
 def fio_jobfile(case, gi, target, base, size, runtime, logdir,
-                renice=0):
+                renice=0, gate=None):
     """fio job file for group gi: one section per task entry, each
     process in its own slice of the group's region [base, base + size)
     of `target`, like a file of its own.  Each worker adds @renice to
-    the nice value it inherits from fio, before its first I/O."""
+    the nice value it inherits from fio, before its first I/O.  With
+    @gate (StartGate), each worker waits there before its first I/O,
+    and its runtime counts from then."""
     group = case.groups[gi]
     ntasks = sum(t.n for t in group.tasks)
     slot = size // ntasks // 4096 * 4096
@@ -149,6 +151,8 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir,
              f'size={slot}', f'offset_increment={slot}']
     if renice:
         lines.append(f'nice={renice}')
+    if gate:
+        lines.append(f'exec_prerun={gate.prerun}')
     lines.append('')
     first = 0
     for j, t in enumerate(group.tasks):
@@ -243,10 +247,43 @@ def copy_out(src, names, out):
     return None
 
 
+class StartGate:
+    """Where every fio worker of a measurement waits before its first
+    I/O, so that all groups start together (fio's exec_prerun runs in
+    the worker, and its runtime counts from the end of it).  Without it
+    the groups start as fio forks their workers, one after another: a
+    group whose workers came first had the device to itself for a while,
+    and on a disk with a write cache a writing group filled it with
+    hundreds of writes, which the reads then waited behind for most of
+    the run.  Each worker leaves a file in `ready`, then reads a line
+    from the fifo `go`; open() returns at once, as this end holds it
+    open for reading and writing."""
+
+    def __init__(self, path):
+        shutil.rmtree(path, ignore_errors=True)
+        self.ready = f'{path}/ready'
+        os.makedirs(self.ready)
+        go = f'{path}/go'
+        os.mkfifo(go)
+        self.fd = os.open(go, os.O_RDWR)
+        self.prerun = (f"sh -c ': > {self.ready}/$$ && read -r x < {go}'")
+
+    def waiting(self):
+        return len(os.listdir(self.ready))
+
+    def open(self, n):
+        """Let @n workers go: a line each."""
+        os.write(self.fd, b'\n' * n)
+
+    def close(self):
+        os.close(self.fd)
+
+
 def run_once(case, dev, peer_name, peer, runtime, out):
     """One measurement: all groups backlogged for `runtime` seconds,
     after every worker has started."""
-    fio_runtime = runtime + case.startup_allowance()
+    # Each job's runtime counts from the start gate (StartGate).
+    fio_runtime = runtime + SETTLE_S + 0.5
     logdir = f'{WORK}/logs'
     shutil.rmtree(logdir, ignore_errors=True)
     os.makedirs(logdir)
@@ -262,10 +299,11 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     # a lower nice value, and its workers go back to the usual one.
     boost = FIO_BOOST if dev.prof and dev.prof.get('fork_first') else 0
     cmds = []
+    gate = StartGate(f'{WORK}/gate')
     for gi in range(len(case.groups)):
         target, base, size, _ = group_region(case, dev, gi)
         job = fio_jobfile(case, gi, target, base, size, fio_runtime,
-                          logdir, boost)
+                          logdir, boost, gate)
         jobpath = f'{WORK}/g{gi}.fio'
         with open(jobpath, 'w') as f:
             f.write(job)
@@ -290,15 +328,17 @@ def run_once(case, dev, peer_name, peer, runtime, out):
             with open(f'{WORK}/g{gi}.json', 'w') as fout, \
                     open(f'{WORK}/g{gi}.err', 'w') as ferr:
                 procs.append(subprocess.Popen(['sh', '-c', cmd],
-                                              stdout=fout, stderr=ferr))
-        window = measure_window(case, [j[0] for j in joins], launched,
-                                fio_runtime, runtime)
+                                              stdout=fout, stderr=ferr,
+                                              cwd=WORK))
+        window = measure_window(case, gate, fio_runtime, runtime)
         ticker.stop()
         load = sample_load(dev, window)
         media = sched_media(dev)
     finally:
         ticker.stop()
+        gate.open(case.nprocs())	# any still waiting (an error)
         codes = [p.wait() for p in procs]
+        gate.close()
         elapsed = time.time() - launched
         teardown_cgroups()
         copied = copy_out(WORK, [f'g{gi}.{ext}' for gi in range(len(procs))
@@ -459,27 +499,23 @@ def sample_load(dev, window):
             'cpu_busy': 100.0 * (b[1] - a[1]) / max(1, b[2] - a[2])}
 
 
-def measure_window(case, procs_files, launched, fio_runtime, runtime):
-    """(t0, t1) in epoch ms: t0 once every fio worker of every group
-    exists (plus SETTLE_S), t1 before the earliest a job can stop (each
-    job runs `fio_runtime` seconds from its own start, after its launch).
-    A window shorter than a third of `runtime` is an error."""
-    want = [1 + sum(t.n for t in g.tasks) for g in case.groups]
-    # As late as still leaves the shortest window allowed.
-    deadline = time.monotonic() + (launched + fio_runtime - 0.5 -
-                                   runtime / 3 - SETTLE_S - time.time())
-    while True:
-        have = [len(devices.read(f).split()) for f in procs_files]
-        if all(h >= w for h, w in zip(have, want)):
-            break
+def measure_window(case, gate, fio_runtime, runtime):
+    """(t0, t1) in epoch ms: every fio worker of every group waits at
+    @gate (StartGate); once all do, they go, t0 is SETTLE_S later and t1
+    before the earliest a job can stop (each runs `fio_runtime` seconds
+    from then).  Workers that take longer than case.startup_allowance()
+    and `runtime` together to start are an error."""
+    want = case.nprocs()
+    deadline = time.monotonic() + case.startup_allowance() + runtime
+    while gate.waiting() < want:
         if time.monotonic() > deadline:
-            raise RuntimeError(f'fio workers {have}, expected {want}')
+            raise RuntimeError(f'fio workers {gate.waiting()} at the '
+                               f'start, expected {want}')
         time.sleep(0.1)
-    t0 = time.time() + SETTLE_S
-    t1 = launched + fio_runtime - 0.5
-    if t1 - t0 < runtime / 3:
-        raise RuntimeError(f'window {t1 - t0:.1f}s too short: workers '
-                           f'took {t0 - launched:.1f}s to start')
+    gate.open(want)
+    go = time.time()
+    t0 = go + SETTLE_S
+    t1 = go + fio_runtime - 0.5
     return int(t0 * 1000), int(t1 * 1000)
 
 

@@ -157,7 +157,9 @@ class Case:
         return sum(t.n for g in self.groups for t in g.tasks)
 
     def startup_allowance(self):
-        """Seconds fio gets on top of the runtime to start its workers:
+        """Seconds fio's workers get to start (on top of the runtime,
+        where the runtime counts from fio's start; guest/bench.py waits
+        this long for them at its start gate):
         under TCG, 300 workers took 5 s to exist on the depth-1 disk, and
         more than 7.5 s on d32, where the first workers' I/O keeps both
         vCPUs busy while fio forks the rest (see also the profiles'

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 import pytest
 
-from harness import experiments
+from harness import experiments, fio
 
 
 def test_all_six_seed_experiments_load():
@@ -142,3 +142,46 @@ def test_tree_parents_come_first(tmp_path):
                    'tasks = [{ n = 1, rw = "read" }] }]\n')
     with pytest.raises(ValueError, match='before its parent'):
         experiments.load_file(str(bad))
+
+
+def test_start_gate_holds_every_worker(tmp_path):
+    """StartGate: fio's workers, of every job file, do no I/O until the
+    gate opens; their runtime counts from then (real fio, a small file)."""
+    import shutil
+    import subprocess
+    import time
+    from guest import bench as guest_bench
+    if not shutil.which('fio'):
+        pytest.fail('fio is not installed (scripts/deps.sh installs it)')
+    rfc = {c.key: c for c in experiments.load_all(['rfc-test1'])}
+    case = rfc['1-rfc-test1/read']
+    data = tmp_path / 'data'
+    data.write_bytes(b'\0' * (1 << 20))
+    gate = guest_bench.StartGate(str(tmp_path / 'gate'))
+    procs = []
+    for gi in range(2):
+        job = guest_bench.fio_jobfile(case, gi, str(data), 0, 1 << 20, 1,
+                                      str(tmp_path), gate=gate)
+        assert not any(';' in ln or '#' in ln for ln in job.splitlines()
+                       if ln.startswith('exec_prerun='))
+        path = tmp_path / f'g{gi}.fio'
+        path.write_text(job.replace('direct=1', 'direct=0'))
+        procs.append(subprocess.Popen(
+            ['fio', '--output-format=json', str(path)], cwd=tmp_path,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+    want = 2 * case.nprocs() // len(case.groups)
+    deadline = time.monotonic() + 60
+    while gate.waiting() < want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gate.waiting() == want
+    time.sleep(1.5)		# longer than the jobs' runtime
+    assert all(p.poll() is None for p in procs)
+    gate.open(want)
+    go = time.monotonic()
+    for p in procs:
+        out, _ = p.communicate(timeout=60)
+        assert p.returncode == 0
+        for job in fio.parse_json(out.decode())['jobs']:
+            assert job['job_runtime'] >= 900
+    assert time.monotonic() - go >= 0.9
+    gate.close()
