@@ -145,7 +145,8 @@ def fio_jobfile(case, gi, target, base, size, runtime, logdir,
     ntasks = sum(t.n for t in group.tasks)
     slot = size // ntasks // 4096 * 4096
     lines = ['[global]', f'filename={target}', 'ioengine=psync',
-             'time_based=1', f'runtime={runtime}', 'randrepeat=0',
+             'time_based=1', f'runtime={round(runtime * 1000)}ms',
+             'randrepeat=0',
              'norandommap=1', 'group_reporting=1',
              'log_unix_epoch=1',
              f'size={slot}', f'offset_increment={slot}']
@@ -279,6 +280,26 @@ class StartGate:
         os.close(self.fd)
 
 
+def fio_command(case, dev, gi, joins, fio_runtime, logdir, boost, gate,
+                out):
+    """The shell command that runs group @gi's fio from inside its
+    cgroups (@joins), its job file written to WORK and copied to @out."""
+    target, base, size, _ = group_region(case, dev, gi)
+    job = fio_jobfile(case, gi, target, base, size, fio_runtime, logdir,
+                      boost, gate)
+    jobpath = f'{WORK}/g{gi}.fio'
+    with open(jobpath, 'w') as f:
+        f.write(job)
+    shutil.copy(jobpath, f'{out}/g{gi}.fio')
+    join = ' && '.join(f'echo $$ > {f}' for f in joins)
+    nice = experiments.group_ionice(case.groups[gi])
+    wrap = f'ionice {nice} ' if nice else ''
+    if boost:
+        wrap = f'nice -n -{boost} {wrap}'
+    return (f'{join} && exec {wrap}fio --output-format=json '
+            f'--eta=never {jobpath}')
+
+
 def run_once(case, dev, peer_name, peer, runtime, out):
     """One measurement: all groups backlogged for `runtime` seconds,
     after every worker has started."""
@@ -300,21 +321,13 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     boost = FIO_BOOST if dev.prof and dev.prof.get('fork_first') else 0
     cmds = []
     gate = StartGate(f'{WORK}/gate')
-    for gi in range(len(case.groups)):
-        target, base, size, _ = group_region(case, dev, gi)
-        job = fio_jobfile(case, gi, target, base, size, fio_runtime,
-                          logdir, boost, gate)
-        jobpath = f'{WORK}/g{gi}.fio'
-        with open(jobpath, 'w') as f:
-            f.write(job)
-        shutil.copy(jobpath, f'{out}/g{gi}.fio')
-        join = ' && '.join(f'echo $$ > {f}' for f in joins[gi])
-        nice = experiments.group_ionice(case.groups[gi])
-        wrap = f'ionice {nice} ' if nice else ''
-        if boost:
-            wrap = f'nice -n -{boost} {wrap}'
-        cmds.append(f'{join} && exec {wrap}fio --output-format=json '
-                    f'--eta=never {jobpath}')
+    try:
+        for gi in range(len(case.groups)):
+            cmds.append(fio_command(case, dev, gi, joins[gi], fio_runtime,
+                                    logdir, boost, gate, out))
+    except BaseException:
+        gate.close()
+        raise
     # From here to the window's end nothing touches the host's files
     # (fio writes to the guest's tmpfs, copied out after): see
     # copy_out().
@@ -512,8 +525,8 @@ def measure_window(case, gate, fio_runtime, runtime):
             raise RuntimeError(f'fio workers {gate.waiting()} at the '
                                f'start, expected {want}')
         time.sleep(0.1)
+    go = time.time()		# no worker can start before this
     gate.open(want)
-    go = time.time()
     t0 = go + SETTLE_S
     t1 = go + fio_runtime - 0.5
     return int(t0 * 1000), int(t1 * 1000)
