@@ -506,10 +506,41 @@ def sample_load(dev, window):
     t0, t1 = window[0] / 1000.0, window[1] / 1000.0
     time.sleep(max(0.0, t0 - time.time()))
     a, ta = _busy_counters(dev), time.time()
+    ga = sched_groups(dev)
     time.sleep(max(0.0, t1 - time.time()))
     b, tb = _busy_counters(dev), time.time()
-    return {'dev_busy': 100.0 * (b[0] - a[0]) / (1000.0 * (tb - ta)),
-            'cpu_busy': 100.0 * (b[1] - a[1]) / max(1, b[2] - a[2])}
+    gb = sched_groups(dev)
+    res = {'dev_busy': 100.0 * (b[0] - a[0]) / (1000.0 * (tb - ta)),
+           'cpu_busy': 100.0 * (b[1] - a[1]) / max(1, b[2] - a[2])}
+    if ga and gb:
+        # What cfq charged each group in the window, beside its disk time.
+        res['sched_groups'] = {
+            name: {k: v - ga[name].get(k, 0) for k, v in vals.items()}
+            for name, vals in gb.items() if name in ga}
+    return res
+
+
+def sched_groups(dev):
+    """cfq's counters per group (debugfs `groups`): {name: {'service':
+    ns charged, 'dispatched': requests, 'turns': turns}}, or None under
+    another elevator."""
+    want = ('service', 'dispatched', 'turns')
+    try:
+        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/groups') as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    out = {}
+    for line in lines:
+        words = line.split()
+        if not words:
+            continue
+        pairs = dict(zip(words[1::2], words[2::2]))
+        try:
+            out[words[0]] = {k: int(pairs[k]) for k in want}
+        except (KeyError, ValueError):
+            return None
+    return out
 
 
 def measure_window(case, gate, fio_runtime, runtime):
