@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from harness import experiments, fio, shares  # noqa: E402
 import devices  # noqa: E402
+import gtest  # noqa: E402
 
 CG2 = '/sys/fs/cgroup'
 BENCH_CG = f'{CG2}/cfqbench'
@@ -518,32 +519,21 @@ def sample_load(dev, window):
     if ga and gb:
         # What cfq charged each group in the window, beside its disk time.
         res['sched_groups'] = {
-            name: {k: v - ga[name].get(k, 0) for k, v in vals.items()}
+            name: {k: v - ga[name][k] for k, v in vals.items()}
             for name, vals in gb.items() if name in ga}
     return res
 
 
 def sched_groups(dev):
-    """cfq's counters per group (debugfs `groups`): {name: {'service':
-    ns charged, 'dispatched': requests, 'turns': turns}}, or None under
-    another elevator."""
-    want = ('service', 'dispatched', 'turns')
+    """cfq's counters per group so far (gtest.sched_groups()): {name:
+    {'service': ns charged, 'dispatched': requests, 'turns': turns}}, or
+    None under another elevator."""
     try:
-        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/groups') as f:
-            lines = f.read().splitlines()
+        groups = gtest.sched_groups(dev.disk)
     except OSError:
         return None
-    out = {}
-    for line in lines:
-        words = line.split()
-        if not words:
-            continue
-        pairs = dict(zip(words[1::2], words[2::2]))
-        try:
-            out[words[0]] = {k: int(pairs[k]) for k in want}
-        except (KeyError, ValueError):
-            return None
-    return out
+    return {name: {k: g[k] for k in ('service', 'dispatched', 'turns')}
+            for name, g in groups.items()}
 
 
 def measure_window(case, gate, fio_runtime, runtime):
