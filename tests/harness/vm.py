@@ -167,6 +167,9 @@ def judge(results, expect, timed_out=False):
             res.reasons.append(f'guest job exited {text}')
     else:
         res.reasons.append('guest job did not finish (no exit-code)')
+        qemu_err = _read(os.path.join(results, QEMU_ERR)).strip()
+        if qemu_err:
+            res.reasons.append('qemu: ' + qemu_err[-500:])
     for rel in expect:
         if not os.path.exists(os.path.join(results, rel)):
             res.reasons.append(f'missing result file {rel}')
@@ -177,11 +180,18 @@ def judge(results, expect, timed_out=False):
 BOOTED = 'cfq-vm: running job'
 
 
+QEMU_ERR = 'qemu.stderr'
+
+
 def boot_and_wait(argv, console, timeout, boot_timeout):
     """Run QEMU for at most `timeout` s.  Returns 'done', 'timeout', or
     'boot-hang' when the guest has not started the job (tests/guest/init
-    prints BOOTED) within `boot_timeout` s."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    prints BOOTED) within `boot_timeout` s.  QEMU's own messages (a drive
+    it could not lock, an option it refused) go to QEMU_ERR beside the
+    console log; judge() quotes them when the job did not finish."""
+    err_path = os.path.join(os.path.dirname(console), QEMU_ERR)
+    with open(err_path, 'w') as err:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err)
     start = time.monotonic()
     checked = not boot_timeout  # the console is read once, at boot_timeout
     while proc.poll() is None:

@@ -32,6 +32,22 @@ def test_no_exit_code_fails(tmp_path):
     assert not res.ok and 'did not finish' in res.reasons[0]
 
 
+def test_qemu_message_is_quoted_when_the_job_did_not_finish(tmp_path):
+    results = _results(tmp_path, exit_code=None)
+    (tmp_path / vm.QEMU_ERR).write_text(
+        'qemu-system-x86_64: -drive file=/c/hdd: Failed to get "write" '
+        'lock\nIs another process using the image [/c/hdd]?\n')
+    res = vm.judge(results, [])
+    assert not res.ok
+    assert res.reasons[1].startswith('qemu: ') and 'lock' in res.reasons[1]
+
+
+def test_qemu_message_alone_does_not_fail_a_finished_job(tmp_path):
+    results = _results(tmp_path)
+    (tmp_path / vm.QEMU_ERR).write_text('qemu: terminating on signal 15\n')
+    assert vm.judge(results, []).ok
+
+
 def test_job_failure_fails(tmp_path):
     res = vm.judge(_results(tmp_path, exit_code='3'), [])
     assert not res.ok and res.exit_code == 3
