@@ -233,6 +233,35 @@ class Ticker(threading.Thread):
             self.join()
 
 
+class MediaSampler(threading.Thread):
+    """cfq's write-cache accounts (sched_media()) every PERIOD s until
+    stop(): how the reads' mean, the debt and a cached write's price move
+    through a run, as (seconds since start, debugfs line) pairs.  Only on
+    the emulated disk (dev.trace), where disk time is what is measured."""
+
+    PERIOD = 0.25
+
+    def __init__(self, dev):
+        super().__init__(daemon=True)
+        self.dev = dev
+        self.done = threading.Event()
+        self.start_time = time.time()
+        self.series = []
+
+    def run(self):
+        while not self.done.wait(self.PERIOD):
+            line = sched_media(self.dev)
+            if line:
+                self.series.append(
+                    (round(time.time() - self.start_time, 2), line))
+
+    def stop(self):
+        """Stop and wait for the thread; again, or unstarted: nothing."""
+        self.done.set()
+        if self.is_alive():
+            self.join()
+
+
 def copy_out(src, names, out):
     """Copy the files `names` from `src`, on the guest's tmpfs, to `out`.
     On the instruction clock with idle time skipped (QEMU's -icount with
@@ -333,11 +362,14 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     # (fio writes to the guest's tmpfs, copied out after): see
     # copy_out().
     ticker = Ticker()
+    sampler = MediaSampler(dev)
     launched = time.time()
     load = None
     media = None
     try:
         ticker.start()
+        if dev.trace:
+            sampler.start()
         for gi, cmd in enumerate(cmds):
             with open(f'{WORK}/g{gi}.json', 'w') as fout, \
                     open(f'{WORK}/g{gi}.err', 'w') as ferr:
@@ -348,8 +380,10 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         ticker.stop()
         load = sample_load(dev, window)
         media = sched_media(dev)
+        sampler.stop()
     finally:
         ticker.stop()
+        sampler.stop()
         gate.open(case.nprocs())	# any still waiting (an error)
         codes = [p.wait() for p in procs]
         gate.close()
@@ -365,6 +399,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
     res.update(load)
     if media:
         res['sched_media'] = media
+    if sampler.series:
+        res['sched_media_series'] = sampler.series
     events = sched_events(dev)
     if events0 and events:
         # The whole run's, not the window's: cfq's decisions, for a look.
