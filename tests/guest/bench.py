@@ -210,21 +210,26 @@ def warm_up():
 
 
 class Ticker(threading.Thread):
-    """Wakes every millisecond until stop(), while fio starts.  With the
-    idle time skipped (vm.qemu_argv(), sleep=off), each wait of a
-    starting program for a 9p file on the host (an exec, an open) moves
-    the guest's clock to its next timer, which in a quiet guest can be
-    seconds away: the first case of a boot saw no fio worker within its
-    window's deadline.  A timer a millisecond away bounds each jump to
-    that."""
+    """Wakes every PERIOD s until stop(), doing tick() each time.  As
+    itself, every millisecond while fio starts: with the idle time
+    skipped (vm.qemu_argv(), sleep=off), each wait of a starting program
+    for a 9p file on the host (an exec, an open) moves the guest's clock
+    to its next timer, which in a quiet guest can be seconds away: the
+    first case of a boot saw no fio worker within its window's deadline.
+    A timer a millisecond away bounds each jump to that."""
+
+    PERIOD = 0.001
 
     def __init__(self):
         super().__init__(daemon=True)
         self.done = threading.Event()
 
     def run(self):
-        while not self.done.wait(0.001):
-            pass
+        while not self.done.wait(self.PERIOD):
+            self.tick()
+
+    def tick(self):
+        pass
 
     def stop(self):
         """Stop and wait for the thread; again, or unstarted: nothing."""
@@ -233,7 +238,7 @@ class Ticker(threading.Thread):
             self.join()
 
 
-class MediaSampler(threading.Thread):
+class MediaSampler(Ticker):
     """cfq's write-cache accounts (sched_media()) every PERIOD s until
     stop(): how the reads' mean, the debt and a cached write's price move
     through a run, as (seconds since start, debugfs line) pairs.  Only on
@@ -242,24 +247,16 @@ class MediaSampler(threading.Thread):
     PERIOD = 0.25
 
     def __init__(self, dev):
-        super().__init__(daemon=True)
+        super().__init__()
         self.dev = dev
-        self.done = threading.Event()
         self.start_time = time.time()
         self.series = []
 
-    def run(self):
-        while not self.done.wait(self.PERIOD):
-            line = sched_media(self.dev)
-            if line:
-                self.series.append(
-                    (round(time.time() - self.start_time, 2), line))
-
-    def stop(self):
-        """Stop and wait for the thread; again, or unstarted: nothing."""
-        self.done.set()
-        if self.is_alive():
-            self.join()
+    def tick(self):
+        line = sched_media(self.dev)
+        if line:
+            self.series.append((round(time.time() - self.start_time, 2),
+                                line))
 
 
 def copy_out(src, names, out):
