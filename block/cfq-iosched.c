@@ -358,11 +358,12 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 }
 
 /*
- * The dispatch decision.  Serve the at-head list first; then the active
- * group's chosen queue until the group's turn is over, it runs dry (after
- * group idling), or it must wait.  Bounded: each pass either returns or
- * ends a turn, and a turn once ended is not picked again in the same call
- * unless it is still first in line.
+ * The dispatch decision.  Serve the at-head list first; then, while a
+ * disk's write cache is not priced yet, a read (cfq_media_unpriced());
+ * then the active group's chosen queue until the group's turn is over,
+ * it runs dry (after group idling), or it must wait.  Bounded: each pass
+ * either returns or ends a turn, and a turn once ended is not picked
+ * again in the same call unless it is still first in line.
  */
 static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 {
@@ -389,6 +390,17 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	if (!cmd->nr_queued)
 		return NULL;
 
+	if (cfq_media_unpriced(cmd)) {
+		bool wait;
+
+		rq = cfq_media_probe(cmd, &wait);
+		if (rq) {
+			cmd->events[CFQ_EV_MEDIA_PROBE]++;
+			goto out;
+		}
+		if (wait && cfq_wait(cmd))
+			return NULL;
+	}
 	cfq_group_weights_check(cmd);
 	if (now - cmd->tag_stamp >= CFQ_TAG_PERIOD_NS) {
 		cmd->tag_stamp = now;
@@ -1899,6 +1911,7 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_FILL_GROUP]	= "fill_group",
 	[CFQ_EV_FILL_GAP]	= "fill_gap",
 	[CFQ_EV_AHEAD]		= "dispatch_ahead",
+	[CFQ_EV_MEDIA_PROBE]	= "media_probe",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */

@@ -1049,6 +1049,49 @@ static struct request *cfq_fill_from(struct cfq_meta_data *cmd,
 	return rq;
 }
 
+/*
+ * The read to time first while a write cache is not priced yet
+ * (cfq_media_unpriced()): the oldest next request of a queue, RT or BE,
+ * that is a read, or NULL if none (a queue's next request may be a
+ * write with a read behind it: it waits for its turn).  Taken out of its
+ * queue as a filler's is, and charged to its group at completion as any
+ * request is.  While a request is in the driver, none is taken and
+ * *@wait says whether one would have been.  A walk over every queue of
+ * every busy group, made at each dispatch until such a device has timed
+ * CFQ_MEDIA_MIN_SAMPLES reads: once per elevator where reads come, but
+ * for as long as only writes do (a write-only load on such a disk, where
+ * the walk is short beside the disk's own time).
+ */
+static noinline struct request *cfq_media_probe(struct cfq_meta_data *cmd,
+						bool *wait)
+{
+	struct request *rq = NULL;
+	struct cfq_queue *cfqq;
+	struct cfq_data *cfqd;
+
+	lockdep_assert_held(&cmd->lock);
+
+	list_for_each_entry(cfqd, &cmd->groups, node) {
+		if (!cfqd->nr_queued)
+			continue;
+		list_for_each_entry(cfqq, &cfqd->queues, group_node) {
+			struct request *next = cfqq->next_rq;
+
+			if (!cfqq->queued || cfqq->ioclass == CFQ_CLASS_IDLE ||
+			    op_is_write(req_op(next)))
+				continue;
+			if (!rq || next->fifo_time < rq->fifo_time)
+				rq = next;
+		}
+	}
+	*wait = rq && cmd->in_driver;
+	if (!rq || *wait)
+		return NULL;
+	cfq_remove_rq(cmd, rq);
+	RQ_CFQQ(rq)->cfqd->dispatched++;
+	return rq;
+}
+
 #ifdef CONFIG_CFQ_KUNIT_TEST
 #include "cfq-queue-test.c"
 #endif

@@ -434,6 +434,25 @@ static inline unsigned int cfq_hw_depth(struct cfq_meta_data *cmd)
 }
 
 /*
+ * One command at a time, time mode, a write cache: a cached write is
+ * priced by what a read takes, unknown until CFQ_MEDIA_MIN_SAMPLES reads
+ * of a size have been timed; till then a write is charged what it took
+ * and owes nothing (cfq_media_charge()).  Writers that start with
+ * readers would fill the cache unbilled, and the disk writes that back
+ * in the gaps between requests, in front of the first reads: their mean
+ * and the price learned from it then hold write-back no debt pays for.
+ * So while reads are unpriced, a queued read goes first, one at a time
+ * (cfq_media_probe()): a few tens of milliseconds, once per elevator.
+ */
+static inline bool cfq_media_unpriced(struct cfq_meta_data *cmd)
+{
+	return !cfq_iops_mode(cmd) && cfq_hw_depth(cmd) == 1 &&
+	       cmd->media.read_samples[CFQ_SVC_SMALL] < CFQ_MEDIA_MIN_SAMPLES &&
+	       cmd->media.read_samples[CFQ_SVC_LARGE] < CFQ_MEDIA_MIN_SAMPLES &&
+	       blk_queue_write_cache(cmd->queue);
+}
+
+/*
  * The scheduler's clock: never earlier than a time it has already used.
  * Hooks read the time on different CPUs, and blk-mq may pass a plug's
  * cached time at completion; a time behind the last one would make a

@@ -212,6 +212,7 @@ enum cfq_event {
 	CFQ_EV_FILL_GROUP,	/* ... or by another group */
 	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
 	CFQ_EV_AHEAD,		/* chosen at insert or completion (ahead[]) */
+	CFQ_EV_MEDIA_PROBE,	/* reads sent first to price a write cache */
 	CFQ_NR_EVENTS,
 };
 

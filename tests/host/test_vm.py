@@ -37,7 +37,7 @@ GUEST_TESTS = ['env', 'kunit', 'fio-json', 'cfq-tunables', 'cfq-debugfs',
 #   quiet host read 57.6-57.7/31.2-31.6/10.7-11.1 in three boots, and the
 #   instruction clock, beside the two busy loops, 57.5/31.5/11.0 (1.63x).
 ICOUNT_TESTS = ['env', 'hdd-model', 'cfq-prio', 'cfq-dd', 'cfq-prio@hdd-q1',
-                'cfq-dd@hdd-q1', 'cfq-runs']
+                'cfq-dd@hdd-q1', 'cfq-media@hdd-q1', 'cfq-runs']
 
 
 def _suite(kernel, out, tests, **kw):

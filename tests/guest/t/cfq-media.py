@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A disk's write cache as cfq's accounts show it (run as
+cfq-media@hdd-q1: the emulated 7200 rpm disk, one command at a time,
+write cache on).  Readers and writers start together on a fresh cfq:
+- the first four reads are sent before any write, one at a time (debugfs
+  event media_probe: 4), so that a cached write's price is learned from
+  reads with no write-back in front of them;
+- writes taken into the cache are then charged that price, and what they
+  did not take is owed (write_debt_us above 0 at some point of the run);
+- with the cache switched off (queue/write_cache "write through") and
+  cfq chosen again, nothing is sent first and nothing is owed: a write is
+  charged what it took."""
+import os
+import threading
+import time
+
+import devices
+from gtest import Fio, check, nullb, save
+
+check(os.environ.get('CFQ_DISK') == 'hdd-q1',
+      'runs on the emulated disk at depth 1 (cfq-media@hdd-q1)')
+dev = nullb('mediatest')
+disk = dev.targets[0]
+q = f'/sys/block/{dev.disk}/queue'
+sched = f'/sys/kernel/debug/block/{dev.disk}/sched'
+GB = 1 << 30
+
+
+def events():
+    with open(f'{sched}/events') as f:
+        return {k: int(v) for k, v in (line.split() for line in f)}
+
+
+def media():
+    """debugfs state's read_us line as {word: value}: the reads' mean and
+    count, the debt, the price."""
+    with open(f'{sched}/state') as f:
+        for line in f:
+            if line.startswith('read_us '):
+                w = line.split()
+                return {'small': w[2], 'debt_us': int(w[w.index(
+                    'write_debt_us') + 1]), 'price': w[-1]}
+    raise AssertionError('no read_us line in debugfs state')
+
+
+def run(name):
+    """Four random readers and four random writers, 4 KiB, started
+    together for 3 s; the most owed seen, polled every 50 ms."""
+    jobs = [{'rw': 'randread', 'bs': '4k', 'offset': i * GB, 'size': GB}
+            for i in range(4)]
+    jobs += [{'rw': 'randwrite', 'bs': '4k', 'offset': (4 + i) * GB,
+              'size': GB} for i in range(4)]
+    most = [0]
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            most[0] = max(most[0], media()['debt_us'])
+            time.sleep(0.05)
+    t = threading.Thread(target=poll)
+    t.start()
+    try:
+        Fio(name, disk, jobs, 3).wait()
+    finally:
+        done.set()
+        t.join()
+    return most[0]
+
+
+def measure(name):
+    """On a fresh cfq, run(): the events, the read_us line and the most
+    owed, kept in the result under @name."""
+    devices.write(f'{q}/scheduler', 'none')
+    devices.write(f'{q}/scheduler', 'cfq')
+    check(events()['media_probe'] == 0, 'a new cfq has sent no read first')
+    owed = run(name)
+    ev, m = events(), media()
+    result[name] = {'media_probe': ev['media_probe'], 'most_owed_us': owed,
+                    'media': m}
+    print(f'{name}: {ev["media_probe"]} reads first, most owed {owed} us, '
+          f'reads {m["small"]} us, price {m["price"]}')
+    return ev, m, owed
+
+
+result = {}
+check(devices.read(f'{q}/write_cache') == 'write back',
+      'the disk\'s write cache is on')
+ev, m, owed = measure('cached')
+check(ev['media_probe'] == 4,
+      f'the first 4 reads went first ({ev["media_probe"]})')
+check(int(m['small'].split('/')[1]) > 4, 'reads were timed after those')
+check(owed > 0, f'cached writes were charged more than they took '
+      f'(most owed {owed} us)')
+
+devices.write(f'{q}/write_cache', 'write through')
+check(devices.read(f'{q}/write_cache') == 'write through',
+      'the write cache is off')
+ev, m, owed = measure('through')
+check(ev['media_probe'] == 0, f'no read went first ({ev["media_probe"]})')
+check(owed == 0, f'nothing was owed (most {owed} us)')
+check(m['price'] == '16/16', f'the price never moved ({m["price"]})')
+devices.write(f'{q}/write_cache', 'write back')
+save(result)
