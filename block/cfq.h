@@ -61,6 +61,8 @@
 #define CFQ_MEDIA_NET_READS	4
 /* Cached writes between two moves of the price. */
 #define CFQ_MEDIA_ADJUST_WRITES	8
+/* Steps a price found short by one debt's write-back may rise, at most. */
+#define CFQ_MEDIA_CATCH_UP	4
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -233,6 +235,33 @@ static inline bool cfq_media_step(struct cfq_media *m, int step)
 	return true;
 }
 
+/* A cached write's price: @cost (a read's) scaled by the write step. */
+static inline u64 cfq_media_price(const struct cfq_media *m, u64 cost)
+{
+	return div_u64(cost * (CFQ_MEDIA_SCALE_ONE + m->write_step),
+		       CFQ_MEDIA_SCALE_ONE);
+}
+
+/*
+ * Depth 1: the write-back reads waited for once a debt was paid
+ * (@m->overrun) is what the price fell short by for the cached writes of
+ * that debt (@m->debt_writes): raise it by that much of @cost (a read's),
+ * less the step the first such read took, by at most CFQ_MEDIA_CATCH_UP
+ * steps in all (cfq_media_charge()).
+ */
+static inline void cfq_media_catch_up(struct cfq_media *m, u64 cost)
+{
+	u64 short_by = div64_u64(m->overrun * CFQ_MEDIA_SCALE_ONE,
+				 cost * m->debt_writes);
+	int steps = min_t(u64, short_by, CFQ_MEDIA_CATCH_UP);
+
+	if (steps > 1)
+		m->write_step = min(m->write_step + steps - 1,
+				    CFQ_MEDIA_SCALE_MAX - CFQ_MEDIA_SCALE_ONE);
+	m->overrun = 0;
+	m->debt_writes = 0;
+}
+
 /*
  * Write caches.  A disk with its volatile write cache on completes a
  * write once the data is in the cache, and writes it to the media later:
@@ -251,7 +280,12 @@ static inline bool cfq_media_step(struct cfq_media *m, int step)
  * the ceiling (the device pays back less than it is charged), a step up
  * when a request still waits behind write-back after the debt is paid,
  * once per debt; steps are 1/CFQ_MEDIA_SCALE_ONE of a read, at most one
- * per CFQ_MEDIA_ADJUST_WRITES cached writes.
+ * per CFQ_MEDIA_ADJUST_WRITES cached writes.  At depth 1, where every
+ * read that waits behind write-back shows it, the write-back waited for
+ * after the debt is paid is how far the price fell short for that debt's
+ * writes: the next cached write raises it by the rest of that, up to
+ * CFQ_MEDIA_CATCH_UP steps in all (cfq_media_catch_up()), once the debt
+ * was run up by CFQ_MEDIA_ADJUST_WRITES writes or more.
  *
  * Who waits behind write-back depends on the device's depth (@serial: it
  * takes one command at a time).  One at a time, it is the next request:
@@ -285,13 +319,22 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 {
 	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
 		   m->read_mean[size] : 0;
-	u64 price = div_u64(cost * (CFQ_MEDIA_SCALE_ONE + m->write_step),
-			    CFQ_MEDIA_SCALE_ONE);
+	u64 price = cfq_media_price(m, cost);
 	u64 excess = 0, paid;
 
 	/* Into the cache: well under a read's time, and under its price. */
 	if (write && service < price &&
 	    service < cost / CFQ_MEDIA_CACHED_DIV) {
+		if (!m->debt) {
+			if (m->overrun &&
+			    m->debt_writes >= CFQ_MEDIA_ADJUST_WRITES)
+				cfq_media_catch_up(m, cost);
+			else if (!m->overrun)
+				m->debt_writes = 0;
+			price = cfq_media_price(m, cost);
+		}
+		if (m->debt_writes < U16_MAX)
+			m->debt_writes++;
 		m->writes++;
 		m->owing = true;
 		if (m->debt + price - service > CFQ_MEDIA_DEBT_MAX_NS) {
@@ -326,6 +369,9 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 			m->owing = false;
 			cfq_media_step(m, 1);
 		}
+		if (serial && !write && paid < excess && m->debt_writes)
+			m->overrun = min(m->overrun + excess - paid,
+					 (u64)CFQ_MEDIA_DEBT_MAX_NS);
 		m->debt -= paid;
 		service -= paid;
 	}

@@ -195,6 +195,8 @@ struct cfq_media {
 	u32	writes;		/* cached writes since write_step moved */
 	bool	owing;		/* a cached write owed since the debt was 0 */
 	s64	read_net;	/* depth 1: reads' time over their mean, net */
+	u64	overrun;	/* depth 1: write-back waited for past the debt */
+	u16	debt_writes;	/* cached writes since the debt was last 0 */
 };
 
 /* Scheduler events counted per device (debugfs "events"). */

@@ -397,6 +397,56 @@ static void cfq_test_media_spread(struct kunit *test)
 }
 
 /*
+ * At depth 1, the write-back reads wait for once a debt is paid is what
+ * the price fell short by for that debt's writes: the next cached write
+ * raises the price by it (the first such read's step included), within
+ * CFQ_MEDIA_CATCH_UP steps; a debt of fewer than CFQ_MEDIA_ADJUST_WRITES
+ * writes teaches nothing yet and is counted with the next.
+ */
+static void cfq_test_media_catch_up(struct kunit *test)
+{
+	struct cfq_media m = { };
+	int step, i;
+
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 10 * MS);
+	/* 160 ms owed; reads wait 15 ms each: the eleventh outlasts it. */
+	for (i = 0; i < 2 * CFQ_MEDIA_ADJUST_WRITES; i++)
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	for (i = 0; i < 11; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 25 * MS);
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, 1);
+	KUNIT_EXPECT_EQ(test, m.overrun, 5 * MS);
+	/* Three more behind write-back: about 43 ms past the debt. */
+	for (i = 0; i < 3; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 25 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, 1);
+	KUNIT_EXPECT_GT(test, m.overrun, 40 * MS);
+	/* Short by 2.8 steps for 16 writes at a 15.4 ms mean: two in all. */
+	cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, 2);
+	KUNIT_EXPECT_EQ(test, m.overrun, 0);
+	KUNIT_EXPECT_EQ(test, m.debt_writes, 1);
+	/* One write, then a read behind write-back: nothing learned yet. */
+	step = m.write_step;
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 100 * MS);
+	KUNIT_EXPECT_GT(test, m.overrun, 0);
+	cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step, step);
+	KUNIT_EXPECT_EQ(test, m.debt_writes, 2);
+	/* Never over three reads. */
+	m.write_step = CFQ_MEDIA_SCALE_MAX - CFQ_MEDIA_SCALE_ONE - 1;
+	m.overrun = CFQ_MEDIA_DEBT_MAX_NS;
+	m.debt_writes = CFQ_MEDIA_ADJUST_WRITES;
+	cfq_media_idle(&m, 2 * NSEC_PER_SEC);
+	cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, 0);
+	KUNIT_EXPECT_EQ(test, m.write_step,
+			CFQ_MEDIA_SCALE_MAX - CFQ_MEDIA_SCALE_ONE);
+}
+
+/*
  * With a queue in the disk, the write that waited for room pays the debt
  * off, not the reads, whose gaps are their queue's spread; and since
  * nothing pays it until the cache is full, each step down halves it.
@@ -894,6 +944,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_media_charge),
 	KUNIT_CASE(cfq_test_media_price),
 	KUNIT_CASE(cfq_test_media_spread),
+	KUNIT_CASE(cfq_test_media_catch_up),
 	KUNIT_CASE(cfq_test_media_queue),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
