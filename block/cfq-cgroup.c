@@ -72,7 +72,7 @@ static struct cfq_cgroup *cfq_root_cgroup;
  * Counts weight changes (cfq.weight, cfq.ioprio): a device that sees it
  * move reads every group's weight again (cfq_cgroup_weight_seq()).
  */
-static atomic_t cfq_weight_seq = ATOMIC_INIT(0);
+atomic_t cfq_weight_seq = ATOMIC_INIT(0);
 
 /* After a weight is stored: the count orders it before itself. */
 static void cfq_weight_changed(void)
@@ -483,15 +483,6 @@ unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css, dev_t dev)
 	weight = dw ? dw->weight : READ_ONCE(cfqcg->weight);
 	rcu_read_unlock();
 	return weight;
-}
-
-/*
- * The number of weight changes so far.  Read it before the weights: a
- * change it does not count yet moves it again.
- */
-unsigned int cfq_cgroup_weight_seq(void)
-{
-	return atomic_read_acquire(&cfq_weight_seq);
 }
 
 /*

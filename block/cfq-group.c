@@ -225,7 +225,7 @@ static void cfq_st_del(struct cfq_entity *e)
  * Raise the level's minimum to the smallest key among its active entity
  * and the entities waiting with RT or BE work; never lower it.
  */
-static void cfq_st_update_min(struct cfq_sched *s)
+static __always_inline void cfq_st_update_min(struct cfq_sched *s)
 {
 	struct cfq_entity *first = cfq_st_first(&s->tree);
 	u64 min;
@@ -249,7 +249,8 @@ static void cfq_st_update_min(struct cfq_sched *s)
  * the served entity's, so that a group using the slots a thinking one
  * leaves gets ahead of it, but by no more than that.
  */
-static void cfq_entity_charge(struct cfq_entity *e, u64 service, bool spare)
+static __always_inline void cfq_entity_charge(struct cfq_entity *e,
+					      u64 service, bool spare)
 {
 	struct cfq_sched *s = cfq_entity_sched(e);
 	u64 c = cfq_vtime_charge(service, e->weight), key = e->vdisktime + c;
@@ -508,24 +509,31 @@ static void cfq_group_read_weight(struct cfq_meta_data *cmd,
 		cfq_entity_set_weight(&cfqd->ent, weight);
 }
 
+/* cfq_group_weights_check() found the count moved: read them all. */
+static noinline void cfq_group_weights_read(struct cfq_meta_data *cmd,
+					    unsigned int seq)
+{
+	struct cfq_data *g;
+
+	cmd->weight_seq = seq;
+	list_for_each_entry(g, &cmd->groups, node)
+		cfq_group_read_weight(cmd, g);
+}
+
 /*
  * From dispatch: if a cgroup's weight changed since this device last
  * looked, read every group's again.  Waiting groups too: one served only
  * in the slots the others leave (cfq_fill()) starts no turn of its own,
  * and kept its old weight for as long as that lasted.
  */
-static void cfq_group_weights_check(struct cfq_meta_data *cmd)
+static __always_inline void cfq_group_weights_check(struct cfq_meta_data *cmd)
 {
 	unsigned int seq = cfq_cgroup_weight_seq();
-	struct cfq_data *g;
 
 	lockdep_assert_held(&cmd->lock);
 
-	if (likely(seq == cmd->weight_seq))
-		return;
-	cmd->weight_seq = seq;
-	list_for_each_entry(g, &cmd->groups, node)
-		cfq_group_read_weight(cmd, g);
+	if (unlikely(seq != cmd->weight_seq))
+		cfq_group_weights_read(cmd, seq);
 }
 
 static void cfq_entity_init(struct cfq_entity *e, struct cfq_data *cfqd,

@@ -455,9 +455,9 @@ static __always_inline void cfq_update_next_rq(struct cfq_meta_data *cmd,
  * queue is idled for like any other, as CFQ did on disks without command
  * queueing.
  */
-static bool cfq_idles_seeky(struct cfq_meta_data *cmd)
+static inline bool cfq_idles_seeky(struct cfq_meta_data *cmd)
 {
-	return cfq_disk_far(cmd) && cfq_hw_depth(cmd) == 1;
+	return cfq_hw_depth(cmd) == 1 && cfq_disk_far(cmd);
 }
 
 /* Think time and seek distance: decide whether idling for @cfqq pays. */

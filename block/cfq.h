@@ -628,7 +628,6 @@ static void cfq_group_changed(struct cfq_meta_data *cmd,
 static void cfq_group_charge(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			     u64 service, bool spare);
 static unsigned int cfq_group_weight(struct cfq_data *cfqd);
-static void cfq_group_weights_check(struct cfq_meta_data *cmd);
 static void cfq_group_init(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
 			   struct cgroup_subsys_state *css,
 			   struct cfq_data *parent);

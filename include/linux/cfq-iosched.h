@@ -468,8 +468,19 @@ struct cfq_io_cq {
 #ifdef CONFIG_CFQ_CGROUP
 /* The weight of a group (NULL: the root group) on device @dev. */
 unsigned int cfq_cgroup_weight(struct cgroup_subsys_state *css, dev_t dev);
-/* Weight changes so far, any group: read the weights again when it moves. */
-unsigned int cfq_cgroup_weight_seq(void);
+/* Weight changes so far, any group (cfq-cgroup.c moves it). */
+extern atomic_t cfq_weight_seq;
+
+/*
+ * The number of weight changes so far: read the weights again when it
+ * moves.  Read it before the weights: a change it does not count yet
+ * moves it again.  Inline: every dispatch reads it.
+ */
+static inline unsigned int cfq_cgroup_weight_seq(void)
+{
+	return atomic_read_acquire(&cfq_weight_seq);
+}
+
 /* A group's statistics on @dev, made on first use; NULL without memory. */
 struct cfq_stat *cfq_cgroup_stat(struct cgroup_subsys_state *css, dev_t dev);
 /* The group a bio's I/O belongs to, referenced (NULL: the root group). */

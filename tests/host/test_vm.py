@@ -134,7 +134,8 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     (--icount), so IOPS are 10^9 over the instructions spent per I/O: the
     same on any host, busy or not (repeated boots agree within 0.1 %),
     where wall-clock IOPS under TCG move by up to 1.6x between runs of one
-    boot.  Measured 95.3-95.5 % at 981cae7."""
+    boot.  Measured 95.3-95.5 % at 981cae7, 94.95-95.09 % at f94d3de,
+    95.6-95.7 % at b2dcdc8."""
     iops = _cpu_cost(lean_kernel, os.path.join(vm_results, 'cpu-cost'), 1,
                      '1-reader', '2-readers', '1-reader-1000-groups')
     assert {c for c, _ in iops} == {'1-reader', '2-readers',
@@ -160,7 +161,7 @@ def test_cpu_cost_on_two_vcpus_on_an_instruction_clock(lean_kernel,
     """Issue 17's acceptance 5 on the repeatable two-CPU clock it names:
     two vCPUs with --icount, two psync random readers pinned one to each,
     on the instant-completion null_blk: cfq at least 90 % of
-    mq-deadline's IOPS and above bfq's (measured 95.5 %, bfq-ll0 76.0 %).
+    mq-deadline's IOPS and above bfq's (measured 95.9 %, bfq-ll0 75.9 %).
     Under --icount QEMU runs both vCPUs on one host thread in turns, so
     the CPUs never run at the same instant: this counts the work of an
     I/O submitted from two CPUs (both submit, complete and dispatch,
