@@ -183,17 +183,20 @@ BOOTED = 'cfq-vm: running job'
 QEMU_ERR = 'qemu.stderr'
 
 
-def boot_and_wait(argv, console, timeout, boot_timeout):
+def boot_and_wait(argv, console, timeout, boot_timeout, stall=None):
     """Run QEMU for at most `timeout` s.  Returns 'done', 'timeout', or
     'boot-hang' when the guest has not started the job (tests/guest/init
-    prints BOOTED) within `boot_timeout` s.  QEMU's own messages (a drive
-    it could not lock, an option it refused) go to QEMU_ERR beside the
-    console log; judge() quotes them when the job did not finish."""
+    prints BOOTED) within `boot_timeout` s, or, with `stall`, 'stall' when
+    no guest test has started or ended (run-tests.sh's PROGRESS lines on
+    the console) for `stall` s.  QEMU's own messages (a drive it could
+    not lock, an option it refused) go to QEMU_ERR beside the console
+    log; judge() quotes them when the job did not finish."""
     err_path = os.path.join(os.path.dirname(console), QEMU_ERR)
     with open(err_path, 'w') as err:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=err)
     start = time.monotonic()
     checked = not boot_timeout  # the console is read once, at boot_timeout
+    progress = Progress(console)
     while proc.poll() is None:
         now = time.monotonic() - start
         verdict = 'timeout' if now > timeout else None
@@ -201,12 +204,41 @@ def boot_and_wait(argv, console, timeout, boot_timeout):
             checked = True
             if not booted(console):
                 verdict = 'boot-hang'
+        if not verdict and stall and progress.idle() > stall:
+            verdict = 'stall'
         if verdict:
             proc.kill()
             proc.wait()
             return verdict
         time.sleep(1)
     return 'done'
+
+
+PROGRESS = b'guest-test: '
+
+
+class Progress:
+    """How long since PROGRESS last reached a console log, which is read
+    a new part at a time."""
+
+    def __init__(self, console):
+        self.console, self.offset, self.tail = console, 0, b''
+        self.last = time.monotonic()
+
+    def idle(self):
+        try:
+            with open(self.console, 'rb') as f:
+                f.seek(self.offset)
+                new = f.read()
+        except OSError:
+            new = b''
+        self.offset += len(new)
+        text = self.tail + new
+        if PROGRESS in text:
+            self.last = time.monotonic()
+        # What may be the start of a PROGRESS cut off by the read.
+        self.tail = text[-(len(PROGRESS) - 1):]
+        return time.monotonic() - self.last
 
 
 def booted(console):
@@ -219,10 +251,13 @@ def booted(console):
 
 def run(kernel, command, results, expect=(), timeout=900, cpus=2,
         mem='2G', append=(), drives=(), quiet=False, boot_timeout=None,
-        icount=False, plugins=(), skip_idle=False):
+        icount=False, plugins=(), skip_idle=False, stall=None):
     """Boot `kernel`, run `command` (a shell string) in the guest.  With
     boot_timeout, a guest that has not reached the job by then is killed
-    and the run fails saying so, instead of waiting out `timeout`."""
+    and the run fails saying so, instead of waiting out `timeout`; with
+    stall, so is one in which no guest test has started or ended for that
+    long (a hang), while one that goes on, however slowly, may use all of
+    `timeout`."""
     if os.path.exists(results):
         shutil.rmtree(results)
     os.makedirs(results)
@@ -249,10 +284,12 @@ def run(kernel, command, results, expect=(), timeout=900, cpus=2,
     console = os.path.join(results, 'console.log')
     start = time.monotonic()
     times = cpu_times()
-    verdict = boot_and_wait(argv, console, timeout, boot_timeout)
+    verdict = boot_and_wait(argv, console, timeout, boot_timeout, stall)
     res = judge(results, expect, verdict != 'done')
     if verdict == 'boot-hang':
         res.reasons.insert(0, f'guest did not boot within {boot_timeout} s')
+    if verdict == 'stall':
+        res.reasons.insert(0, f'no guest test started or ended for {stall} s')
     res.seconds = time.monotonic() - start
     res.steal = steal_pct(times, cpu_times())
     if not quiet:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """How a finished VM run is judged, from the files it left."""
 import os
+import time
 
 import pytest
 
@@ -61,6 +62,41 @@ def test_warning_fails(tmp_path, fixture):
 def test_timeout_fails(tmp_path):
     res = vm.judge(_results(tmp_path), [], timed_out=True)
     assert not res.ok and 'VM timed out' in res.reasons
+
+
+def _guest(console, script):
+    """A stand-in for QEMU: a shell that writes `script`'s output to the
+    console log."""
+    return ['sh', '-c', f'exec >>{console}; {script}']
+
+
+def test_a_guest_that_goes_on_slowly_is_not_stopped(tmp_path):
+    console = str(tmp_path / 'console.log')
+    script = 'for t in a b c d; do echo "guest-test: $t"; sleep 1; done'
+    assert vm.boot_and_wait(_guest(console, script), console, 60, None,
+                            stall=3) == 'done'
+
+
+def test_a_guest_whose_tests_stop_ending_is_stopped(tmp_path):
+    console = str(tmp_path / 'console.log')
+    # Console output that is not a test starting or ending is no progress.
+    script = ('echo "guest-test: a"; '
+              'while :; do echo "[ 1.0] a kernel message"; sleep 0.2; done')
+    t = time.monotonic()
+    assert vm.boot_and_wait(_guest(console, script), console, 60, None,
+                            stall=2) == 'stall'
+    assert time.monotonic() - t < 10
+
+
+def test_progress_split_between_two_reads(tmp_path):
+    console = tmp_path / 'console.log'
+    console.write_bytes(b'x\nguest-te')
+    progress = vm.Progress(str(console))
+    progress.last -= 100
+    assert progress.idle() >= 100
+    with open(console, 'ab') as f:
+        f.write(b'st: b rc=0 1.0s\n')
+    assert progress.idle() < 1
 
 
 def test_command_line_has_the_panic_knobs():
