@@ -226,6 +226,15 @@ def common_window(runs, lead=0.0, tail=0.0):
     return t0, t1
 
 
+def task_stack(pid):
+    """(state, kernel stack frames) of a task, from /proc; OSError once
+    it is gone."""
+    with open(f'/proc/{pid}/stat') as f:
+        state = f.read().rsplit(')', 1)[1].split()[0]
+    with open(f'/proc/{pid}/stack') as f:
+        return state, f.read().splitlines()
+
+
 def children(ppid):
     """Pids whose parent is ppid (from /proc/*/stat: field 4)."""
     out = []

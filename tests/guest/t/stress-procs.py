@@ -3,20 +3,25 @@
 readers each, each a task with its own I/O context) on the emulated disk
 for STRESS_SECS.  The RFC saw a task blocked for more than 120 s with
 300 processes; here no task may hang (the hung-task detector panics the
-guest) and every reader must complete an I/O at least every 5 s (or 3
-times its group's mean interval, where the guest cannot drive the disk
-at its rate), from its own per-I/O log.  The p99.9 completion
-latency of the lowest-priority group is reported."""
+guest) and every reader must complete an I/O at least every 5 s at the
+pace the lean kernel drives the disk, that many times longer where the
+guest is slower (or 3 times its group's mean interval, if more), from
+its own per-I/O log.  The p99.9 completion latency of the
+lowest-priority group is reported."""
 import os
 import time
 
-from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares
+from gtest import Fio, check, mkgroup, mount_cfq, nullb, save, shares, \
+    task_stack
 from stress import SECS, finish
 
 NPROCS = int(os.environ.get('STRESS_PROCS', '100'))
 GAP_MS = 5000
+# The three groups' I/Os a second on the lean kernel under TCG, the pace
+# GAP_MS holds at.
+LEAN_RATE = 370
 # At most this long for all readers to start reading.
-START_S = 600
+START_S = int(os.environ.get('STRESS_START_S', '600'))
 
 
 def queued_readers(disk):
@@ -29,6 +34,31 @@ def queued_readers(disk):
             if len(words) > 3 and words[1] == 'pid':
                 out.add((words[0], int(words[2])))
     return out
+
+
+def unseen(runs, seen):
+    """Where the threads of each group's fio that cfq never held a request
+    of are (their kernel stacks, counted), for a start that timed out."""
+    out = []
+    for g, run in zip(groups, runs):
+        stacks = {}
+        try:
+            tids = [int(t) for t in os.listdir(f'/proc/{run.proc.pid}/task')]
+        except OSError as e:
+            out.append(f'{g}: {e}')
+            continue
+        for tid in tids:
+            if (g, tid) in seen:
+                continue
+            try:
+                state, frames = task_stack(tid)
+                stack = state + ' ' + ' <- '.join(
+                    line.split()[-1] for line in frames[:8])
+            except OSError as e:
+                stack = str(e)
+            stacks[stack] = stacks.get(stack, 0) + 1
+        out += [f'{g}: {n} x {st}' for st, n in stacks.items()]
+    return '\n'.join(out)
 
 
 mount_cfq()
@@ -60,8 +90,13 @@ while True:
     if min(count) >= NPROCS:
         break
     if time.monotonic() - t_start > START_S:
+        where = unseen(runs, seen)
+        # Not left to run out their time (START_S + 60 s more).
+        for r in runs:
+            r.stop()
         raise AssertionError(f'{count} of {NPROCS} readers per group seen '
-                             f'queued after {START_S} s')
+                             f'queued after {START_S} s; never seen:\n'
+                             + where)
     time.sleep(0.2)
 started = time.monotonic() - t_start
 print(f'all {3 * NPROCS} readers queued I/O after {started:.1f} s')
@@ -108,13 +143,23 @@ save(result)
 print(result)
 # A group's readers take turns: each waits about NPROCS / (the group's
 # I/Os a second) between its I/Os, and that mean is set by how fast the
-# guest drives the disk (370 of its 1000 I/Os a second on the lean
-# kernel under TCG, 290 on the debug kernel: g7's readers then wait 4.5 s
-# on average).  No reader may wait more than GAP_MS, or 3 times its
-# group's mean where the guest is that slow (measured: up to 1.7 times).
+# guest drives the disk (LEAN_RATE of its 1000 I/Os a second on the lean
+# kernel under TCG, 180-360 on the debug kernel: g7's readers then wait
+# 3.5-7.8 s on average).  Every wait stretches with the guest's pace, the
+# longest too: on the debug kernel the longest was 4.1-5.1 times its
+# group's mean in g0, 3.2-3.8 in g4 and 1.6-2.2 in g7 (four runs; the
+# two at 180 I/Os a second failed the old bar, GAP_MS or 3 means, with
+# g4 at 5.9 and 6.5 s).  So no reader may wait more than GAP_MS scaled
+# by how much slower than LEAN_RATE the guest went, or 3 times its
+# group's mean if that is longer.  A reader left out, as the RFC's was
+# for minutes, still fails.
+rate = sum(ios) * 1000 / max(t1 - t0, 1)
+slow = max(1.0, LEAN_RATE / max(rate, 1))
+print(f'{rate:.0f} I/Os a second: waits judged at {slow:.2f} times '
+      f'{GAP_MS} ms')
 for g, v in result['groups'].items():
     mean = NPROCS * (t1 - t0) / max(v['ios'], 1)
-    bar = max(GAP_MS, 3 * mean)
+    bar = max(GAP_MS * slow, 3 * mean)
     check(v['max_gap_ms'] <= bar,
           f'{g}: longest wait between a reader\'s I/Os '
           f'{v["max_gap_ms"]} ms (<= {bar:.0f}, mean {mean:.0f}); '

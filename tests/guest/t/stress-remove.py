@@ -12,7 +12,7 @@ import time
 
 import devices
 from gtest import Fio, check, children, mkgroup, mount_cfq, save, \
-    sched_groups
+    sched_groups, task_stack
 from stress import SECS, remove_groups
 
 SDEBUG = '/sys/bus/pseudo/drivers/scsi_debug'
@@ -49,10 +49,8 @@ def stacks(pid):
     out = []
     for p in [pid] + children(pid):
         try:
-            with open(f'/proc/{p}/stat') as f:
-                stat = f.read().split()
-            with open(f'/proc/{p}/stack') as f:
-                out.append(f'{p} {stat[2]}:\n{f.read()}')
+            state, frames = task_stack(p)
+            out.append(f'{p} {state}:\n' + '\n'.join(frames))
         except OSError as e:
             out.append(f'{p}: {e}')
     return '\n'.join(out)
