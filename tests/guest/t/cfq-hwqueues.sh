@@ -30,13 +30,15 @@ expect_eq "hw_depth" "$hw" 8
 ev=/sys/kernel/debug/block/hwqtest/sched/events
 ahead() { awk '$1 == "dispatch_ahead" { print $2 }' "$ev"; }
 reads() { read -r r _ <"/sys/block/hwqtest/stat"; echo "$r"; }
+# A count of reads, not a time: the debug kernel beside other guests read
+# 113 in 2 s once, short of the 200 the check needs.
 randread() {
 	fio --name=r --filename=/dev/hwqtest --direct=1 --ioengine=psync \
-		--rw=randread --bs=4k --numjobs=4 --time_based --runtime="$1" \
+		--rw=randread --bs=4k --numjobs=4 --number_ios="$1" \
 		--eta=never >/dev/null || fail "fio"
 }
 a0=$(ahead) r0=$(reads)
-randread 2
+randread 75
 a=$(($(ahead) - a0)) r=$(($(reads) - r0))
 { [ "$r" -ge 200 ] && [ $((2 * a)) -ge "$r" ]; } ||
 	{ cat "$ev"; fail "$a of $r reads dispatched at insert"; }
@@ -45,7 +47,7 @@ grep -qx 'queued 0' "$state" && grep -qx 'in_driver 0' "$state" ||
 echo "ok: $a of $r reads dispatched at insert"
 echo 1 >$q/rotational
 a0=$(ahead)
-randread 1
+randread 25
 grep -qx 'mode time' "$state" || { cat "$state"; fail "not in time mode"; }
 expect_eq "dispatched at insert on a rotational device" $(($(ahead) - a0)) 0
 echo none >$q/scheduler
