@@ -134,8 +134,8 @@ def test_cpu_cost_on_an_instruction_clock(lean_kernel, vm_results):
     (--icount), so IOPS are 10^9 over the instructions spent per I/O: the
     same on any host, busy or not (repeated boots agree within 0.1 %),
     where wall-clock IOPS under TCG move by up to 1.6x between runs of one
-    boot.  Measured 95.3-95.5 % at 981cae7, 94.95-95.09 % at f94d3de,
-    95.6-95.7 % at b2dcdc8."""
+    boot.  Measured 95.3-95.5 % at 981cae7, 94.95-95.09 % at b589372,
+    95.6-95.7 % at 52ce502."""
     iops = _cpu_cost(lean_kernel, os.path.join(vm_results, 'cpu-cost'), 1,
                      '1-reader', '2-readers', '1-reader-1000-groups')
     assert {c for c, _ in iops} == {'1-reader', '2-readers',
