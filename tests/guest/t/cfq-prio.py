@@ -3,8 +3,7 @@
 rotational; as cfq-prio@hdd-q1 the emulated 7200 rpm disk), as ionice
 users see it:
 - three backlogged sequential readers at BE 0/4/7 share the disk in the
-  slice ratio 180:100:40 (56.3/31.3/12.5 %; on the 7200 rpm disk less a
-  positioning per slice) within 3 points;
+  slice ratio 180:100:40 (56.3/31.3/12.5 %) within 3 points;
 - an RT reader takes at least 90 % from a BE reader;
 - an IDLE reader gets nothing while a BE reader is busy, and the disk
   once the BE reader stops (0.8 of the BE reader's rate; a half on the
@@ -33,13 +32,13 @@ f = Fio('be', disk, [seq(i, prioclass=2, prio=p)
                      for i, p in enumerate((0, 4, 7))], 12).wait()
 sh = shares(f.ios(2, 11.5))
 slices = [180, 100, 40]
-if os.environ.get('CFQ_DISK'):
-    # On the disk each slice starts with one positioning (seek and
-    # rotation) that yields one request; the rest stream from the read
-    # cache.  The model's random 4 KiB read at depth 1 takes 11.7 ms
-    # (85.7 I/Os/s, tests/tools/hdd/README.md), so the I/O counts go as
-    # the slices less that: 59.1/31.0/9.9 %.
-    slices = [s - 11.7 for s in slices]
+# On the 7200 rpm disk too: it keeps 16 read segments and reads ahead
+# while idle (tests/tools/hdd/hdd.c), so a slice of one of three streams
+# does not start with a positioning.  A CI run's two tries (make
+# check, 2026-12-04) read 53768 and 53282 times, all but 108 from the
+# cache, the disk busy 0.47 s of the 12; the guest's pace sets the rate
+# and the shares went as the slices: 56.1/30.2/13.7 and 54.5/32.5/12.9.
+# A target less one positioning per slice (59.1/31.0/9.9) failed them.
 target = [100 * s / sum(slices) for s in slices]
 err = max(abs(a - b) for a, b in zip(sh, target))
 result['be_0_4_7'] = {'shares': sh, 'target': target, 'error': err}
