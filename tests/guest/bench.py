@@ -414,11 +414,10 @@ def run_once(case, dev, peer_name, peer, runtime, out):
 
 
 def sched_events(dev):
-    """cfq's event counts on the device (debugfs), or None under another
-    elevator."""
+    """cfq's event counts on the device (gtest.sched_events()), or None
+    under another elevator."""
     try:
-        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/events') as f:
-            return {k: int(v) for k, v in (line.split() for line in f)}
+        return gtest.sched_events(dev.disk)
     except (OSError, ValueError):
         return None
 
@@ -427,13 +426,9 @@ def sched_media(dev):
     """cfq's write-cache accounts at the window's end (debugfs `state`:
     the reads' mean, the debt, a cached write's price), or None."""
     try:
-        with open(f'/sys/kernel/debug/block/{dev.disk}/sched/state') as f:
-            for line in f:
-                if line.startswith('read_us '):
-                    return line.strip()
+        return gtest.sched_media(dev.disk)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def group_region(case, dev, gi):

@@ -101,6 +101,23 @@ def sched_groups(disk):
     return out
 
 
+def sched_events(disk):
+    """cfq's event counts on the device from debugfs: {name: count}."""
+    with open(f'/sys/kernel/debug/block/{disk}/sched/events') as f:
+        return {k: int(v) for k, v in (line.split() for line in f)}
+
+
+def sched_media(disk):
+    """cfq's write-cache accounts from debugfs `state` (its read_us line:
+    the reads' mean, the debt, a cached write's price), or None without
+    that line."""
+    with open(f'/sys/kernel/debug/block/{disk}/sched/state') as f:
+        for line in f:
+            if line.startswith('read_us '):
+                return line.strip()
+    return None
+
+
 class Fio:
     """One fio run with one job section per entry of `jobs` (dicts of fio
     options); every I/O is logged with its completion time.  With

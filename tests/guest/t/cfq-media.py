@@ -15,32 +15,29 @@ import threading
 import time
 
 import devices
-from gtest import Fio, check, nullb, save
+from gtest import Fio, check, nullb, save, sched_events, sched_media
 
 check(os.environ.get('CFQ_DISK') == 'hdd-q1',
       'runs on the emulated disk at depth 1 (cfq-media@hdd-q1)')
 dev = nullb('mediatest')
 disk = dev.targets[0]
 q = f'/sys/block/{dev.disk}/queue'
-sched = f'/sys/kernel/debug/block/{dev.disk}/sched'
 GB = 1 << 30
 
 
 def events():
-    with open(f'{sched}/events') as f:
-        return {k: int(v) for k, v in (line.split() for line in f)}
+    return sched_events(dev.disk)
 
 
 def media():
     """debugfs state's read_us line as {word: value}: the reads' mean and
     count, the debt, the price."""
-    with open(f'{sched}/state') as f:
-        for line in f:
-            if line.startswith('read_us '):
-                w = line.split()
-                return {'small': w[2], 'debt_us': int(w[w.index(
-                    'write_debt_us') + 1]), 'price': w[-1]}
-    raise AssertionError('no read_us line in debugfs state')
+    line = sched_media(dev.disk)
+    if not line:
+        raise AssertionError('no read_us line in debugfs state')
+    w = line.split()
+    return {'small': w[2], 'debt_us': int(w[w.index('write_debt_us') + 1]),
+            'price': w[-1]}
 
 
 def run(name):
