@@ -3,32 +3,45 @@
 synthetic reads with no write-back: ms of phantom excess per read by the
 credit allowed (CFQ_MEDIA_NET_READS), for docs/results/hdd/README.md."""
 import random
-def sim(width, n=200000, p_hit=0.4, hit=1.0, pos=9.0, seed=1, alpha=8):
-    r = random.Random(seed); mean = 5.8; net = 0.0; exc = 0.0
-    for i in range(n):
-        s = hit if r.random() < p_hit else r.uniform(pos-4, pos+4)
-        net = max(net + s - mean, -mean*width)
-        e = 0.0
-        if s > mean and net > 0:
-            e = min(s - mean, net)
-        net -= e; exc += e
-        mean = (mean*(alpha-1) + s)/alpha
-    return exc/n
+
+
+def phantom(width, reads, n=200000, alpha=8):
+    """The rule over n of @reads (ms each): excess taken per read."""
+    mean = 5.8
+    net = exc = 0.0
+    for _ in range(n):
+        s = next(reads)
+        net = max(net + s - mean, -mean * width)
+        e = min(s - mean, net) if s > mean and net > 0 else 0.0
+        net -= e
+        exc += e
+        mean = (mean * (alpha - 1) + s) / alpha
+    return exc / n
+
+
+def two_modes(seed=1, p_hit=0.4, hit=1.0, pos=9.0):
+    """i.i.d. reads: a fast mode and a slow one."""
+    r = random.Random(seed)
+    while True:
+        yield hit if r.random() < p_hit else r.uniform(pos - 4, pos + 4)
+
+
+def regimes(seed=1, runlen=60):
+    """The fast mode's weight switching every runlen reads."""
+    r = random.Random(seed)
+    i = 0
+    while True:
+        if i % runlen == 0:
+            p_hit = 0.7 if r.random() < 0.5 else 0.2
+        i += 1
+        yield 1.0 if r.random() < p_hit else r.uniform(5, 13)
+
+
 for w in (4, 8, 16, 32, 64, 256, 10**9):
-    print(w, ['%.3f' % sim(w, seed=k) for k in (1,2)], 'alpha64', '%.3f' % sim(w, alpha=64))
+    print(w, ['%.3f' % phantom(w, two_modes(seed=k)) for k in (1, 2)],
+          'alpha64', '%.3f' % phantom(w, two_modes(), alpha=64))
 print('regimes')
-def sim2(width, n=200000, seed=1, alpha=8, runlen=60):
-    r = random.Random(seed); mean = 5.8; net = 0.0; exc = 0.0; reg = 0
-    for i in range(n):
-        if i % runlen == 0: reg = r.random() < 0.5
-        p_hit = 0.7 if reg else 0.2
-        s = 1.0 if r.random() < p_hit else r.uniform(5, 13)
-        net = max(net + s - mean, -mean*width)
-        e = 0.0
-        if s > mean and net > 0:
-            e = min(s - mean, net)
-        net -= e; exc += e
-        mean = (mean*(alpha-1) + s)/alpha
-    return exc/n
 for w in (4, 8, 16, 32, 64, 256):
-    print(w, ['%.3f' % sim2(w, seed=k) for k in (1,2)], 'alpha64', '%.3f' % sim2(w, alpha=64), 'run20 %.3f' % sim2(w, runlen=20))
+    print(w, ['%.3f' % phantom(w, regimes(seed=k)) for k in (1, 2)],
+          'alpha64', '%.3f' % phantom(w, regimes(), alpha=64),
+          'run20 %.3f' % phantom(w, regimes(runlen=20)))
