@@ -410,6 +410,10 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         secs = disk_time(case, dev, window)
         res['disk_s'] = secs
         res['time_shares'] = shares.percentages(secs)
+        # The same with each seek back after a write-back the writes'.
+        back = disk_time(case, dev, window, seek_back=True)
+        res['disk_s_back'] = back
+        res['time_shares_back'] = shares.percentages(back)
     return res
 
 
@@ -449,7 +453,7 @@ def group_region(case, dev, gi):
 NOT_DISK_TIME = ('wcache', 'flush')
 
 
-def disk_time(case, dev, window):
+def disk_time(case, dev, window, seek_back=False):
     """Seconds of disk time each unit's I/O of the window (epoch ms) cost,
     read from outside the scheduler: the emulated disk's trace.
 
@@ -465,7 +469,14 @@ def disk_time(case, dev, window):
     count for nobody, as do the cached writes' own lines
     (NOT_DISK_TIME): one that waited for room in the cache spans the
     destages it waited on, as would each command waiting with it (32
-    with NCQ)."""
+    with NCQ).
+
+    The first command after a write-back positions from where the
+    write-back left the head; its trace line says how much longer that
+    took than from where the write-back found it.  That difference (the
+    seek back) is the command's, unless @seek_back: then it goes to the
+    write-back's last destage as if it were part of it (what the writes
+    cost the others, not what the disk did for them)."""
     off = time.time() - time.monotonic()	# the trace's clock: monotonic
     t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
     regions = []
@@ -491,6 +502,7 @@ def disk_time(case, dev, window):
 
     secs = [0.0] * len(case.units())
     cached = {}		# 4 KiB block -> completion of its last cached write
+    billed = {}		# destage's first sector -> {unit: its part}
     with open(dev.trace) as f:
         for line in f:
             p = line.split()
@@ -506,13 +518,21 @@ def disk_time(case, dev, window):
                 span = blocks(lba, nsect)
                 ours = [b * 4096 for b in span
                         if t0 <= cached.pop(b, t0 - 1) <= t1]
+                part = billed[lba] = {}
                 for pos in ours:
                     ui = unit_of(pos)
                     if ui is not None:
-                        secs[ui] += (done - start) / len(span)
+                        part[ui] = part.get(ui, 0.0) + 1 / len(span)
+                for ui, k in part.items():
+                    secs[ui] += (done - start) * k
                 continue
             if p[6] in NOT_DISK_TIME or done <= t0 or start >= t1:
                 continue
+            if seek_back and len(p) >= 9:
+                back = float(p[7])
+                for ui, k in billed.get(int(p[8]), {}).items():
+                    secs[ui] += back * k
+                start += back
             ui = unit_of(lba * 512)
             if ui is not None:
                 secs[ui] += min(done, t1) - max(start, t0)
@@ -721,10 +741,13 @@ def main():
                     with open(f'{out}/run.json', 'w') as f:
                         json.dump(summary, f, indent=1)
                     tshares = summary.get('time_shares')
+                    back = summary.get('time_shares_back')
                     print(f'bench: {case.key} {pname} {peer_name} r{run}: '
                           + ' '.join(f'{s:.1f}' for s in summary['shares'])
                           + (' (disk time ' + ' '.join(f'{s:.1f}'
                                                        for s in tshares)
+                             + '; seek backs the writes\' '
+                             + ' '.join(f'{s:.1f}' for s in back)
                              + ')' if tshares else '')
                           + f' ({summary["iops"]:.0f} IOPS, '
                           f'{time.monotonic() - t0:.0f}s)', flush=True)

@@ -100,3 +100,43 @@ def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
     window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
     secs = guest_bench.disk_time(case, dev, window)
     assert secs == pytest.approx([0.1, 0.2, 0.301], abs=1e-4)
+
+
+def test_disk_time_bills_the_seek_back_to_the_write_back(tmp_path):
+    """The first command after a write-back carries how much longer it
+    positioned than it would have from where the write-back found the
+    head.  By default the command keeps it; with seek_back it goes to
+    the destage's writes.  A negative one (the write-back left the head
+    nearer) is a credit to the writes."""
+    import time
+    from guest import bench as guest_bench
+    from harness import experiments
+    case = {c.key: c for c in experiments.load_all(['rfc-test1'])}[
+        '1-rfc-test1/write']
+
+    class Disk:
+        targets = ['/dev/ublkb0']
+        trace = str(tmp_path / 'trace')
+
+        def size_bytes(self, target):
+            return 3 << 30
+
+    dev = Disk()
+    lba = [guest_bench.group_region(case, dev, gi)[3] // 512
+           for gi in range(3)]
+    lines = [(0.95, 0.95, 1.0, 1, lba[1], 8, 'wcache'),
+             (1.0, 1.0, 1.01, 1, lba[1], 8, 'destage'),
+             # 4 ms of its 10 are the seek back
+             (1.0, 1.01, 1.02, 0, lba[0], 8, 'mech', 0.004, lba[1]),
+             (1.05, 1.05, 1.06, 1, lba[1] + 8, 8, 'wcache'),
+             (1.1, 1.1, 1.11, 1, lba[1] + 8, 8, 'destage'),
+             # nearer than before: 2 ms back to the write
+             (1.1, 1.11, 1.12, 0, lba[2], 8, 'mech', -0.002, lba[1] + 8)]
+    with open(dev.trace, 'w') as f:
+        f.writelines(' '.join(str(v) for v in ln) + '\n' for ln in lines)
+    off = time.time() - time.monotonic()
+    window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
+    secs = guest_bench.disk_time(case, dev, window, seek_back=True)
+    assert secs == pytest.approx([0.006, 0.022, 0.012], abs=1e-6)
+    plain = guest_bench.disk_time(case, dev, window)
+    assert plain == pytest.approx([0.01, 0.02, 0.01], abs=1e-6)

@@ -215,6 +215,13 @@ struct cmd {
 	double done;		/* > 0: completes then */
 	enum kind kind;
 	double start;		/* mechanism start (trace) */
+	/*
+	 * First command after a write-back: its positioning beyond what it
+	 * would have taken from where the write-back found the head, and
+	 * the write-back's first sector (trace)
+	 */
+	double back;
+	uint64_t back_lba;
 };
 
 struct extent {
@@ -241,6 +248,9 @@ struct hdd {
 	double head_x;
 	struct extent destage;
 	double destage_t;	/* when it started */
+	bool away;		/* written back since the last host command */
+	double home_x;		/* where the write-back found the head */
+	uint64_t away_lba;	/* its last destage's first sector */
 
 	/*
 	 * read-ahead: the head read sector s_lba at s_t and reads on while
@@ -563,6 +573,21 @@ static bool mech_start(struct hdd *h, double free, double now)
 
 		c->pending = false;
 		c->start = t;
+		c->back = 0;
+		if (h->away) {
+			double there = positioning(h, c->lba,
+						   c->op == UBLK_IO_OP_WRITE,
+						   true, t);
+			double head = h->head_x;
+
+			h->head_x = h->home_x;
+			c->back = there - positioning(h, c->lba,
+						      c->op == UBLK_IO_OP_WRITE,
+						      true, t);
+			h->head_x = head;
+			c->back_lba = h->away_lba;
+			h->away = false;
+		}
 		if (c->op == UBLK_IO_OP_READ && on_stream(h, c->lba, t)) {
 			/* the head is on it: read on until its end */
 			double reached = t_lba(lba_t(h->s_lba) + t - h->s_t);
@@ -639,6 +664,10 @@ static bool mech_start(struct hdd *h, double free, double now)
 	if (h->destage.end - h->destage.start > 2048)
 		h->destage.end = h->destage.start + 2048;
 	end = t + best + lba_t(h->destage.end) - lba_t(h->destage.start);
+	if (!h->away)
+		h->home_x = h->head_x;
+	h->away = true;
+	h->away_lba = h->destage.start;
 	h->head_x = lba_x(h->destage.end);
 	h->mech_busy = true;
 	h->mech_tag = -1;
@@ -800,7 +829,13 @@ static void commit(struct hdd *h, int tag)
 	}
 	h->n_ops[dir]++;
 	h->n_sect[dir] += c->nsect;
-	if (h->trace)
+	if (h->trace && c->back != 0)
+		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s %.6f %llu\n",
+			c->arrival, c->start, c->done, c->op,
+			(unsigned long long)c->lba, c->nsect,
+			kind_name[c->kind], c->back,
+			(unsigned long long)c->back_lba);
+	else if (h->trace)
 		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s\n",
 			c->arrival, c->kind == K_MECH || c->kind == K_STREAM ?
 			c->start : c->arrival, c->done, c->op,
@@ -833,6 +868,7 @@ static void arrive(struct hdd *h, int tag, double t)
 	c->arrival = t;
 	c->done = 0;
 	c->kind = K_NONE;
+	c->back = 0;
 	if (c->op > UBLK_IO_OP_FLUSH) {
 		/* not advertised (no discard parameters): refuse */
 		queue_io_cmd(h, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag,
