@@ -4,7 +4,8 @@ ublk disk with a write cache, whose sequential rate at the outer and inner
 zones and random 4 KiB read rate at depth 1 follow its model's figures,
 whose read cache holds 64 MiB, whose queue of 32 reorders (NCQ), and
 whose data reads back, also after the server restarted on the same
-store, and whose write-back can wait for the host to be quiet."""
+store, whose write-back can wait for the host to be quiet, and whose
+trace says what a write-back cost the read after it (its seek back)."""
 import json
 import os
 import subprocess
@@ -113,3 +114,45 @@ within(1000 / idle, QD1_IOPS, 25,
 bad = subprocess.run([devices.hdd_binary(), '--idle-delay', 'maybe'],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 check(bad.returncode == 2, '--idle-delay takes on or off only')
+
+
+def seek_backs():
+    """Random reads in the disk's first tenth beside a slow random writer
+    in its last tenth, at depth 1, traced: the reads' disk times (ms)
+    with and without a seek back, and the seek backs."""
+    trace = '/tmp/hdd-model.trace'
+    d = devices.make_hdd({'hw_queue_depth': 1}, trace=trace)
+    devices.write(f'/sys/block/{d.disk}/queue/scheduler', 'none')
+    fio_job(['fio', f'--filename={d.targets[0]}', '--direct=1', '--bs=4k',
+             '--output-format=json', '--runtime=4', '--time_based',
+             '--name=r', '--rw=randread', '--size=10%', '--name=w',
+             '--rw=randwrite', '--offset=90%', '--rate_iops=20'])
+    devices.remove_device(d)
+    after, alone, backs = [], [], []
+    with open(trace) as f:
+        for line in f:
+            p = line.split()
+            if p[3] != '0' or p[6] != 'mech':
+                continue
+            ms = 1000 * (float(p[2]) - float(p[1]))
+            if len(p) == 9:
+                backs.append(1000 * float(p[7]))
+                after.append(ms - backs[-1])
+            else:
+                alone.append(ms)
+    os.unlink(trace)
+    return after, alone, backs
+
+
+# A read after a write-back seeks back from the writer's tenth: the trace
+# says by how much, and without it the read costs what one after another
+# read does.
+after, alone, backs = seek_backs()
+check(len(backs) >= 20 and len(alone) >= 100,
+      f'{len(backs)} reads after a write-back, {len(alone)} after a read')
+mean = sum(backs) / max(1, len(backs))
+check(5 < mean < 13, f'seek back {mean:.1f} ms from the last tenth to the '
+      'first (a seek of about 0.8 of the stroke less a near one)')
+within(sum(after) / max(1, len(after)), sum(alone) / max(1, len(alone)), 25,
+       'a read after a write-back less its seek back, against one '
+       'after a read, ms')
