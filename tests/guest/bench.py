@@ -13,6 +13,7 @@ Usage: bench.py --out DIR [--exp NAME]... [--profile P]... [--peer P]...
 """
 import argparse
 import json
+import math
 import mmap
 import os
 import shutil
@@ -473,9 +474,11 @@ def disk_time(case, dev, window, seek_back=False):
 
     The first command after a write-back positions from where the
     write-back left the head; its trace line says how much longer that
-    took than from where the write-back found it.  That difference (the
-    seek back) is the command's, unless @seek_back: then it goes to the
-    write-back's last destage as if it were part of it (what the writes
+    took than the command served next would have from where the
+    write-back found it, and names the write-back's last destage by
+    when it started.  That difference (the seek back) is the command's,
+    unless @seek_back: then it goes to that destage's writes as if it
+    were part of it, as far as it lies in the window (what the writes
     cost the others, not what the disk did for them)."""
     off = time.time() - time.monotonic()	# the trace's clock: monotonic
     t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
@@ -502,7 +505,7 @@ def disk_time(case, dev, window, seek_back=False):
 
     secs = [0.0] * len(case.units())
     cached = {}		# 4 KiB block -> completion of its last cached write
-    billed = {}		# destage's first sector -> {unit: its part}
+    billed = {}		# destage's start, as traced -> {unit: its part}
     with open(dev.trace) as f:
         for line in f:
             p = line.split()
@@ -518,7 +521,7 @@ def disk_time(case, dev, window, seek_back=False):
                 span = blocks(lba, nsect)
                 ours = [b * 4096 for b in span
                         if t0 <= cached.pop(b, t0 - 1) <= t1]
-                part = billed[lba] = {}
+                part = billed[p[1]] = {}
                 for pos in ours:
                     ui = unit_of(pos)
                     if ui is not None:
@@ -529,12 +532,15 @@ def disk_time(case, dev, window, seek_back=False):
             if p[6] in NOT_DISK_TIME or done <= t0 or start >= t1:
                 continue
             if seek_back and len(p) >= 9:
+                # [start, start + back) is the writes', in the window
                 back = float(p[7])
-                for ui, k in billed.get(int(p[8]), {}).items():
-                    secs[ui] += back * k
+                lo, hi = sorted((start, start + back))
+                part = max(0.0, min(hi, t1) - max(lo, t0))
+                for ui, k in billed.get(p[8], {}).items():
+                    secs[ui] += math.copysign(part, back) * k
                 start += back
             ui = unit_of(lba * 512)
-            if ui is not None:
+            if ui is not None and min(done, t1) > max(start, t0):
                 secs[ui] += min(done, t1) - max(start, t0)
     return secs
 

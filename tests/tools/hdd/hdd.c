@@ -216,12 +216,13 @@ struct cmd {
 	enum kind kind;
 	double start;		/* mechanism start (trace) */
 	/*
-	 * First command after a write-back: its positioning beyond what it
-	 * would have taken from where the write-back found the head, and
-	 * the write-back's first sector (trace)
+	 * First command after a write-back: its positioning beyond what
+	 * the command served next would have taken from where the
+	 * write-back found the head, and when the write-back's last
+	 * destage started (trace)
 	 */
 	double back;
-	uint64_t back_lba;
+	double back_t;
 };
 
 struct extent {
@@ -250,7 +251,7 @@ struct hdd {
 	double destage_t;	/* when it started */
 	bool away;		/* written back since the last host command */
 	double home_x;		/* where the write-back found the head */
-	uint64_t away_lba;	/* its last destage's first sector */
+	double away_t;		/* when its last destage started */
 
 	/*
 	 * read-ahead: the head read sector s_lba at s_t and reads on while
@@ -370,6 +371,17 @@ static double positioning(const struct hdd *h, uint64_t lba, bool write,
 	if (wait > t_rev - 1e-7)	/* rounding: it is under the head */
 		wait = 0;
 	return at - t + wait;
+}
+
+/* @c's positioning at @t had the head stayed where a write-back found it */
+static double from_home(struct hdd *h, const struct cmd *c, double t)
+{
+	double head = h->head_x, pt;
+
+	h->head_x = h->home_x;
+	pt = positioning(h, c->lba, c->op == UBLK_IO_OP_WRITE, true, t);
+	h->head_x = head;
+	return pt;
 }
 
 /* ------------------------------------------------------------------ */
@@ -504,8 +516,9 @@ static double idle_due(const struct hdd *h, double free)
 static bool mech_start(struct hdd *h, double free, double now)
 {
 	double best = INFINITY, oldest = INFINITY, first = INFINITY, pt, end;
+	double home = INFINITY;	/* the best pick's from where it was */
 	int tag, pick = -1, old = -1;
-	bool need_destage = false, host_waits = false;
+	bool need_destage = false, host_waits = false, aged = false;
 	unsigned int i, dpick = 0;
 	double t;
 
@@ -557,6 +570,11 @@ static bool mech_start(struct hdd *h, double free, double now)
 			best = pt;
 			pick = tag;
 		}
+		if (h->away) {
+			pt = from_home(h, c, t);
+			if (pt < home)
+				home = pt;
+		}
 		if (c->arrival < oldest) {
 			oldest = c->arrival;
 			old = tag;
@@ -564,6 +582,7 @@ static bool mech_start(struct hdd *h, double free, double now)
 	}
 	if (old >= 0 && t - oldest > P.age_ms / 1e3) {
 		pick = old;
+		aged = true;
 		need_destage = false;	/* a read waited too long */
 	}
 
@@ -575,17 +594,16 @@ static bool mech_start(struct hdd *h, double free, double now)
 		c->start = t;
 		c->back = 0;
 		if (h->away) {
-			double there = positioning(h, c->lba,
-						   c->op == UBLK_IO_OP_WRITE,
-						   true, t);
-			double head = h->head_x;
-
-			h->head_x = h->home_x;
-			c->back = there - positioning(h, c->lba,
-						      c->op == UBLK_IO_OP_WRITE,
-						      true, t);
-			h->head_x = head;
-			c->back_lba = h->away_lba;
+			/*
+			 * From home the disk might have picked another
+			 * command: compare with the best from there (the
+			 * same one if it waited too long).
+			 */
+			c->back = positioning(h, c->lba,
+					      c->op == UBLK_IO_OP_WRITE, true,
+					      t) -
+				  (aged ? from_home(h, c, t) : home);
+			c->back_t = h->away_t;
 			h->away = false;
 		}
 		if (c->op == UBLK_IO_OP_READ && on_stream(h, c->lba, t)) {
@@ -667,7 +685,7 @@ static bool mech_start(struct hdd *h, double free, double now)
 	if (!h->away)
 		h->home_x = h->head_x;
 	h->away = true;
-	h->away_lba = h->destage.start;
+	h->away_t = t;
 	h->head_x = lba_x(h->destage.end);
 	h->mech_busy = true;
 	h->mech_tag = -1;
@@ -829,12 +847,11 @@ static void commit(struct hdd *h, int tag)
 	}
 	h->n_ops[dir]++;
 	h->n_sect[dir] += c->nsect;
-	if (h->trace && c->back != 0)
-		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s %.6f %llu\n",
+	if (h->trace && c->back_t > 0)
+		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s %.6f %.6f\n",
 			c->arrival, c->start, c->done, c->op,
 			(unsigned long long)c->lba, c->nsect,
-			kind_name[c->kind], c->back,
-			(unsigned long long)c->back_lba);
+			kind_name[c->kind], c->back, c->back_t);
 	else if (h->trace)
 		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s\n",
 			c->arrival, c->kind == K_MECH || c->kind == K_STREAM ?
@@ -869,6 +886,7 @@ static void arrive(struct hdd *h, int tag, double t)
 	c->done = 0;
 	c->kind = K_NONE;
 	c->back = 0;
+	c->back_t = 0;
 	if (c->op > UBLK_IO_OP_FLUSH) {
 		/* not advertised (no discard parameters): refuse */
 		queue_io_cmd(h, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag,
