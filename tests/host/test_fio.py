@@ -61,28 +61,45 @@ def test_totals_divide_by_how_long_the_group_ran(fixture):
     assert res['iops'] == pytest.approx(2182 / 10.389)
 
 
+class TracedDisk:
+    """The emulated disk as disk_time() sees it: a 3 GiB device whose
+    trace is a file of the given lines, under RFC Test 1's write case
+    (3 groups, a third of the disk each)."""
+    targets = ['/dev/ublkb0']
+
+    def __init__(self, tmp_path):
+        from guest import bench as guest_bench
+        from harness import experiments
+        self.case = {c.key: c for c in experiments.load_all(
+            ['rfc-test1'])}['1-rfc-test1/write']
+        self.trace = str(tmp_path / 'trace')
+        self.lba = [guest_bench.group_region(self.case, self, gi)[3] // 512
+                    for gi in range(3)]
+
+    def size_bytes(self, target):
+        return 3 << 30
+
+    def disk_time(self, lines, **kw):
+        """disk_time() over a window from 0.5 to 2.0 s of the trace's
+        clock."""
+        import time
+        from guest import bench as guest_bench
+        with open(self.trace, 'w') as f:
+            f.writelines(' '.join(f'{v:.6f}' if isinstance(v, float) else
+                                  str(v) for v in ln) + '\n' for ln in lines)
+        off = time.time() - time.monotonic()
+        window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
+        return guest_bench.disk_time(self.case, self, window, **kw)
+
+
 def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
     """The emulated disk's trace: a write that waited in the disk for
     room in its cache spans the destages it waited on; its disk time is
     its own destage, not that wait.  A destage counts for the writes of
     the window it writes back, whenever it runs, and for nobody when
     they were cached before the window opened."""
-    import time
-    from guest import bench as guest_bench
-    from harness import experiments
-    case = {c.key: c for c in experiments.load_all(['rfc-test1'])}[
-        '1-rfc-test1/write']
-
-    class Disk:
-        targets = ['/dev/ublkb0']
-        trace = str(tmp_path / 'trace')
-
-        def size_bytes(self, target):
-            return 3 << 30
-
-    dev = Disk()
-    lba = [guest_bench.group_region(case, dev, gi)[3] // 512
-           for gi in range(3)]
+    dev = TracedDisk(tmp_path)
+    lba = dev.lba
     lines = [(0.1, 0.1, 0.2, 1, lba[1] + 64, 8, 'wcache'),	# before
              (0.9, 1.0, 1.1, 1, lba[0], 8, 'mech'),
              (0.95, 0.95, 1.0, 1, lba[1], 8, 'wcache'),
@@ -94,11 +111,7 @@ def test_disk_time_counts_a_cached_write_as_its_destage(tmp_path):
              (5.0, 5.0, 5.1, 0, lba[0], 8, 'mech'),	# after the window
              # the end's flush: half of this destage is the window's
              (6.0, 6.0, 6.4, 1, lba[2] + 8, 16, 'destage')]
-    with open(dev.trace, 'w') as f:
-        f.writelines(' '.join(str(v) for v in ln) + '\n' for ln in lines)
-    off = time.time() - time.monotonic()
-    window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
-    secs = guest_bench.disk_time(case, dev, window)
+    secs = dev.disk_time(lines)
     assert secs == pytest.approx([0.1, 0.2, 0.301], abs=1e-4)
 
 
@@ -110,22 +123,8 @@ def test_disk_time_bills_the_seek_back_to_the_write_back(tmp_path):
     one (the write-back left the head nearer) is a credit to the writes.
     The line names its destage by when that started, so a later destage
     of the same first sector does not take it."""
-    import time
-    from guest import bench as guest_bench
-    from harness import experiments
-    case = {c.key: c for c in experiments.load_all(['rfc-test1'])}[
-        '1-rfc-test1/write']
-
-    class Disk:
-        targets = ['/dev/ublkb0']
-        trace = str(tmp_path / 'trace')
-
-        def size_bytes(self, target):
-            return 3 << 30
-
-    dev = Disk()
-    lba = [guest_bench.group_region(case, dev, gi)[3] // 512
-           for gi in range(3)]
+    dev = TracedDisk(tmp_path)
+    lba = dev.lba
     lines = [(0.95, 0.95, 1.0, 1, lba[1], 8, 'wcache'),
              (1.0, 1.0, 1.01, 1, lba[1], 8, 'destage'),
              # 4 ms of its 10 are the seek back
@@ -142,12 +141,7 @@ def test_disk_time_bills_the_seek_back_to_the_write_back(tmp_path):
              (1.97, 1.97, 1.98, 1, lba[1] + 16, 8, 'destage'),
              # at the window's end: 15 of its 25 ms of seek back in it
              (1.98, 1.985, 2.01, 0, lba[0], 8, 'mech', 0.025, 1.97)]
-    with open(dev.trace, 'w') as f:
-        f.writelines(' '.join(f'{v:.6f}' if isinstance(v, float) else
-                              str(v) for v in ln) + '\n' for ln in lines)
-    off = time.time() - time.monotonic()
-    window = ((off + 0.5) * 1000, (off + 2.0) * 1000)
-    secs = guest_bench.disk_time(case, dev, window, seek_back=True)
+    secs = dev.disk_time(lines, seek_back=True)
     assert secs == pytest.approx([0.006, 0.047, 0.012], abs=1e-5)
-    plain = guest_bench.disk_time(case, dev, window)
+    plain = dev.disk_time(lines)
     assert plain == pytest.approx([0.025, 0.03, 0.01], abs=1e-5)
