@@ -592,7 +592,6 @@ static bool mech_start(struct hdd *h, double free, double now)
 
 		c->pending = false;
 		c->start = t;
-		c->back = 0;
 		if (h->away) {
 			/*
 			 * From home the disk might have picked another
@@ -847,17 +846,16 @@ static void commit(struct hdd *h, int tag)
 	}
 	h->n_ops[dir]++;
 	h->n_sect[dir] += c->nsect;
-	if (h->trace && c->back_t > 0)
-		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s %.6f %.6f\n",
-			c->arrival, c->start, c->done, c->op,
-			(unsigned long long)c->lba, c->nsect,
-			kind_name[c->kind], c->back, c->back_t);
-	else if (h->trace)
-		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s\n",
+	if (h->trace) {
+		fprintf(h->trace, "%.6f %.6f %.6f %d %llu %u %s",
 			c->arrival, c->kind == K_MECH || c->kind == K_STREAM ?
 			c->start : c->arrival, c->done, c->op,
 			(unsigned long long)c->lba, c->nsect,
 			kind_name[c->kind]);
+		if (c->back_t > 0)
+			fprintf(h->trace, " %.6f %.6f", c->back, c->back_t);
+		fputc('\n', h->trace);
+	}
 	c->done = 0;
 	queue_io_cmd(h, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, res);
 }
