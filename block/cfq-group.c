@@ -705,6 +705,33 @@ static void cfq_group_advance(struct cfq_meta_data *cmd,
 }
 
 /*
+ * The served @cfqd was charged @ns more this turn than it took (a cached
+ * write's price, cfq_writeback_flush()): take them back, as far as its
+ * keys went this turn.  Its path is off the trees while it is served.
+ */
+static void cfq_group_refund(struct cfq_meta_data *cmd,
+			     struct cfq_data *cfqd, u64 ns)
+{
+	struct cfq_entity *e;
+	u64 c;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (cmd->active != cfqd)
+		return;
+	for_each_path_entity(cmd, cfqd, e) {
+		if (e == &cfqd->self && !cfqd->nr_children)
+			continue;
+		c = cfq_vtime_charge(ns, e->weight);
+		if (cfq_vtime_before(e->vdisktime - c, e->turn_key))
+			e->vdisktime = e->turn_key;
+		else
+			e->vdisktime -= c;
+	}
+	cfqd->service -= min(ns, cfqd->service - cfqd->turn_service);
+}
+
+/*
  * A turn: group_slice for the RFC's prio 0 (weight 200), in proportion;
  * on a disk (cfq_disk_far()), at least CFQ_TURN_SEEKS far requests long:
  * each turn starts with a seek to the group's data, and on a disk holding

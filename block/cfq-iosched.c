@@ -95,6 +95,8 @@ static const struct cfq_tunable_def cfq_tunables[CFQ_NR_TUNABLES] = {
 	[CFQ_EQUAL_NOIDLE]	= { "equal_noidle",	 1,	0, 1 },
 	/* Others may use device slots the served leave (time: its gaps). */
 	[CFQ_FILL_SLOTS]	= { "fill_slots",	 1,	0, 1 },
+	/* Flush a disk's write cache after a writers' turn: 1 at depth 1, 2 any. */
+	[CFQ_WRITEBACK_FLUSH]	= { "writeback_flush",	 1,	0, 2 },
 };
 
 /* ---------------------------------------------------------------------
@@ -358,6 +360,199 @@ static struct request *cfq_fill(struct cfq_meta_data *cmd,
 }
 
 /*
+ * Write-back flushes.  In time mode, on a disk with its write cache on
+ * (taking one command at a time, or with writeback_flush 2 any number), a
+ * turn in which a group wrote into the cache ends with a flush that cfq
+ * sends itself, once its requests are done, and the device waits for it:
+ * the disk writes the turn's writes back then, where they are, one
+ * destage after another, and the flush's time is what they cost the
+ * media.  The group is charged that, in place of what it was charged past
+ * their time (a cached write's price, cfq_media_charge()), and the price
+ * moves toward it, so that the next turn ends about when its writes have
+ * cost its share.  No other group then waits behind this one's
+ * write-back.  With a queue in the disk the flush halved what the
+ * emulated disk did (it cannot overlap the turns), so there it is left
+ * to the tunable.
+ */
+struct cfq_flush {
+	struct bio		bio;
+	struct work_struct	work;
+	struct block_device	*bdev;
+	/* NULL once the elevator has gone (cfq_flush_lock). */
+	struct cfq_meta_data	*cmd;
+	struct cfq_data		*cfqd;		/* the writers, a reference */
+	u64			start;		/* ns, sent */
+	s64			owed;		/* charged past their time */
+	u32			writes;		/* priced writes in it */
+};
+
+/* Orders a flush's end against the elevator's exit. */
+static DEFINE_SPINLOCK(cfq_flush_lock);
+/* Flushes not ended yet, elevator gone or not: the module waits for them. */
+static atomic_t cfq_flushes = ATOMIC_INIT(0);
+
+static void cfq_flush_end_io(struct bio *bio);
+
+/* Process context (kblockd): the flush leaves for the disk. */
+static void cfq_flush_work_fn(struct work_struct *work)
+{
+	struct cfq_flush *f = container_of(work, struct cfq_flush, work);
+
+	/* Here, not under our lock: the bio takes a blkg (queue_lock). */
+	bio_init(&f->bio, f->bdev, NULL, 0,
+		 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC);
+	f->bio.bi_end_io = cfq_flush_end_io;
+	f->start = ktime_get_ns();
+	submit_bio(&f->bio);
+}
+
+/*
+ * Is a flush worth it after @cfqd's turn: did another group read in the
+ * last CFQ_FLUSH_READ_NS?  Among writers alone nobody's reads wait behind
+ * the write-back, and a flush costs: a cache left full gives the disk
+ * short seeks from one write-back to the next, and a turn's flush of
+ * unpriced writes (no read to price them) can take seconds.
+ */
+static bool cfq_flush_helps(struct cfq_meta_data *cmd, struct cfq_data *cfqd,
+			    u64 now)
+{
+	struct cfq_data *g;
+
+	list_for_each_entry(g, &cmd->groups, node)
+		if (g != cfqd && g->read_stamp &&
+		    now - g->read_stamp < CFQ_FLUSH_READ_NS)
+			return true;
+	return false;
+}
+
+/*
+ * The turn of @cfqd ends at @now.  If it wrote into the disk's cache
+ * since the last flush, and others read, send one and wait for it: true
+ * if the caller must wait.
+ */
+static bool cfq_writeback_flush(struct cfq_meta_data *cmd,
+				struct cfq_data *cfqd, u64 now)
+{
+	struct cfq_flush *f;
+
+	lockdep_assert_held(&cmd->lock);
+
+	if (!cmd->flush_dirty || cmd->dirty_group != cfqd || cmd->flush)
+		return false;
+	if (cmd->tun[CFQ_WRITEBACK_FLUSH] < (cfq_hw_depth(cmd) == 1 ? 1 : 2) ||
+	    cfq_iops_mode(cmd) || !blk_queue_write_cache(cmd->queue) ||
+	    !cfq_flush_helps(cmd, cfqd, now)) {
+		/* What the cache holds is left to the price. */
+		cmd->flush_dirty = false;
+		cmd->flush_owed = 0;
+		cmd->flush_writes = 0;
+		return false;
+	}
+	if (cmd->in_driver)
+		return cfq_wait(cmd);	/* from its completion */
+	f = kzalloc(sizeof(*f), GFP_NOWAIT);
+	if (!f)
+		return false;
+	f->bdev = cmd->queue->disk->part0;
+	INIT_WORK(&f->work, cfq_flush_work_fn);
+	f->cmd = cmd;
+	f->cfqd = cfqd;
+	cfq_group_get(cfqd);
+	f->owed = cmd->flush_owed;
+	f->writes = cmd->flush_writes;
+	cmd->flush = f;
+	cmd->flush_owed = 0;
+	cmd->flush_writes = 0;
+	cmd->flush_dirty = false;
+	cmd->events[CFQ_EV_FLUSH]++;
+	atomic_inc(&cfq_flushes);
+	cfq_idle_arm(cmd, CFQ_IDLE_FLUSH, now, CFQ_FLUSH_TIMEOUT_NS);
+	kblockd_schedule_work(&f->work);
+	return cfq_wait(cmd);
+}
+
+/*
+ * The flush @f took @took ns (@ok: it succeeded).  Charge its writers
+ * that, less what they were charged past their writes' time; move the
+ * price toward a write's share of it.  True if the queue should run.
+ */
+static bool cfq_flush_done(struct cfq_meta_data *cmd, struct cfq_flush *f,
+			   bool ok, u64 took)
+{
+	struct cfq_data *cfqd = f->cfqd;
+	u64 now = cfq_clock(cmd, ktime_get_ns());
+	s64 rest;
+
+	lockdep_assert_held(&cmd->lock);
+
+	cmd->flush = NULL;
+	if (ok) {
+		rest = cfq_media_flushed(&cmd->media, took, f->owed,
+					 f->writes);
+		if (rest > 0)
+			cfq_group_charge(cmd, cfqd, rest, false);
+		else
+			cfq_group_refund(cmd, cfqd, -rest);
+		if (cfqd->stat)
+			WRITE_ONCE(cfqd->stat->service_ns,
+				   cfqd->stat->service_ns + took);
+	}
+	if (cmd->idling == CFQ_IDLE_FLUSH) {
+		cfq_idle_cancel(cmd, now);
+		if (cmd->active == cfqd)
+			cfq_group_expire(cmd, now);
+	}
+	cfq_group_put(cmd, cfqd);
+	WRITE_ONCE(cmd->waiting, false);
+	return cmd->nr_queued;
+}
+
+/* The flush's completion, in any context. */
+static void cfq_flush_end_io(struct bio *bio)
+{
+	struct cfq_flush *f = container_of(bio, struct cfq_flush, bio);
+	u64 took = ktime_get_ns() - f->start;
+	struct request_queue *q = NULL;
+	struct cfq_meta_data *cmd;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cfq_flush_lock, flags);
+	cmd = f->cmd;
+	if (cmd) {
+		spin_lock(&cmd->lock);
+		if (cfq_flush_done(cmd, f, !bio->bi_status, took))
+			q = cmd->queue;
+		spin_unlock(&cmd->lock);
+	}
+	spin_unlock_irqrestore(&cfq_flush_lock, flags);
+	/* The flush holds the queue: the elevator is not gone yet. */
+	if (q)
+		blk_mq_run_hw_queues(q, true);
+	bio_uninit(bio);
+	kfree(f);
+	if (atomic_dec_and_test(&cfq_flushes))
+		wake_up_var(&cfq_flushes);
+}
+
+/* The elevator exits (queue frozen): forget a flush still in flight. */
+static void cfq_flush_forget(struct cfq_meta_data *cmd)
+{
+	struct cfq_flush *f;
+
+	spin_lock_irq(&cfq_flush_lock);
+	f = cmd->flush;
+	if (f)
+		f->cmd = NULL;
+	cmd->flush = NULL;
+	spin_unlock_irq(&cfq_flush_lock);
+	if (f) {
+		spin_lock_irq(&cmd->lock);
+		cfq_group_put(cmd, f->cfqd);
+		spin_unlock_irq(&cmd->lock);
+	}
+}
+
+/*
  * The dispatch decision.  Serve the at-head list first; then, while a
  * disk's write cache is not priced yet, a read (cfq_media_unpriced());
  * then the active group's chosen queue until the group's turn is over,
@@ -389,6 +584,8 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	 */
 	if (!cmd->nr_queued)
 		return NULL;
+	if (cmd->idling == CFQ_IDLE_FLUSH && cfq_wait(cmd))
+		return NULL;
 
 	if (cfq_media_unpriced(cmd)) {
 		bool wait;
@@ -409,6 +606,8 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 	for (pass = 0; pass < 8; pass++) {
 		cfqd = cmd->active;
 		if (cfqd && cfq_turn_over(cmd, cfqd, now)) {
+			if (cfq_writeback_flush(cmd, cfqd, now))
+				return NULL;
 			cfq_group_expire(cmd, now);
 			cfqd = NULL;
 		}
@@ -433,6 +632,8 @@ static struct request *cfq_dispatch(struct cfq_meta_data *cmd, u64 now)
 			if (cfq_wait(cmd))
 				return NULL;
 		}
+		if (cfq_writeback_flush(cmd, cfqd, now))
+			return NULL;
 		cfq_group_expire(cmd, now);
 	}
 
@@ -1176,6 +1377,16 @@ static void cfq_completed_request(struct request *rq, u64 now)
 		}
 		if (charge > service)
 			cfq_group_advance(cmd, cfqd, charge - service);
+		if (cached) {
+			cmd->flush_dirty = true;
+			cmd->dirty_group = cfqd;
+			if (charge > service)
+				cmd->flush_writes++;
+		}
+		if (cmd->flush_dirty)
+			cmd->flush_owed += (s64)charge - (s64)service;
+		if (!write)
+			cfqd->read_stamp = now;
 		service = charge;
 	}
 	cfq_account_done(cmd, rq);
@@ -1256,11 +1467,19 @@ static enum hrtimer_restart cfq_idle_timer_fn(struct hrtimer *timer)
 		if (cfqd) {
 			cfq_slice_expired(cmd, cfqd, now);
 			/* No second wait for the group's sake. */
-			if (!cfqd->nr_queued)
+			if (!cfqd->nr_queued) {
+				if (cfq_writeback_flush(cmd, cfqd, now))
+					goto out;
 				cfq_group_expire(cmd, now);
+			}
 		}
 		break;
 	case CFQ_IDLE_GROUP:
+		if (cfqd && cfq_writeback_flush(cmd, cfqd, now))
+			goto out;
+		cfq_group_expire(cmd, now);
+		break;
+	case CFQ_IDLE_FLUSH:
 		cfq_group_expire(cmd, now);
 		break;
 	default:
@@ -1648,6 +1867,7 @@ static void cfq_exit_sched(struct elevator_queue *e)
 	list_del(&cmd->device_node);
 	mutex_unlock(&cfq_devices_lock);
 	hrtimer_cancel(&cmd->idle_timer);
+	cfq_flush_forget(cmd);
 
 	spin_lock_irq(&cmd->lock);
 	WARN(cmd->nr_queued || cmd->in_driver || cfq_has_ahead(cmd) ||
@@ -1732,6 +1952,7 @@ CFQ_ATTR(CFQ_SERVICE_MODE, service_mode)
 CFQ_ATTR(CFQ_GROUP_DEPTH, group_depth)
 CFQ_ATTR(CFQ_EQUAL_NOIDLE, equal_noidle)
 CFQ_ATTR(CFQ_FILL_SLOTS, fill_slots)
+CFQ_ATTR(CFQ_WRITEBACK_FLUSH, writeback_flush)
 #undef CFQ_ATTR
 
 #define CFQ_ATTR_ENTRY(name) \
@@ -1755,6 +1976,7 @@ static struct elv_fs_entry cfq_attrs[] = {
 	CFQ_ATTR_ENTRY(group_depth),
 	CFQ_ATTR_ENTRY(equal_noidle),
 	CFQ_ATTR_ENTRY(fill_slots),
+	CFQ_ATTR_ENTRY(writeback_flush),
 	__ATTR_NULL
 };
 
@@ -1768,6 +1990,7 @@ static const char *const cfq_idle_names[] = {
 	[CFQ_IDLE_QUEUE]	= "queue",
 	[CFQ_IDLE_GROUP]	= "group",
 	[CFQ_IDLE_CLASS_DELAY]	= "idle-class-delay",
+	[CFQ_IDLE_FLUSH]	= "flush",
 };
 
 static int cfq_state_show(void *data, struct seq_file *m)
@@ -1915,6 +2138,7 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_FILL_GAP]	= "fill_gap",
 	[CFQ_EV_AHEAD]		= "dispatch_ahead",
 	[CFQ_EV_MEDIA_PROBE]	= "media_probe",
+	[CFQ_EV_FLUSH]		= "flush",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */
@@ -1995,6 +2219,7 @@ static int __init cfq_init(void)
 static void __exit cfq_exit(void)
 {
 	elv_unregister(&cfq_iosched);
+	wait_var_event(&cfq_flushes, !atomic_read(&cfq_flushes));
 	kmem_cache_destroy(cfq_pool);
 }
 

@@ -63,6 +63,10 @@
 #define CFQ_MEDIA_ADJUST_WRITES	8
 /* Steps a price found short by one debt's write-back may rise, at most. */
 #define CFQ_MEDIA_CATCH_UP	4
+/* Longest wait for a flush cfq sent (cfq_writeback_flush()). */
+#define CFQ_FLUSH_TIMEOUT_NS	(5 * NSEC_PER_SEC)
+/* ... sent only if another group read this recently (cfq_flush_helps()). */
+#define CFQ_FLUSH_READ_NS	NSEC_PER_SEC
 /* Shortest group turn, so a weight-1 group still gets a few requests in. */
 #define CFQ_MIN_TURN_NS		(2 * NSEC_PER_MSEC)
 /* A queue's fill weight is its slice for this base (180 at level 0). */
@@ -388,6 +392,41 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 static inline void cfq_media_idle(struct cfq_media *m, u64 idle)
 {
 	m->debt -= min(m->debt, idle);
+}
+
+/*
+ * A cache flush cfq sent at the end of a writers' turn took @took ns; the
+ * @writes cached writes since the last one were charged @owed ns past the
+ * time they took (cfq_writeback_flush()).  The cache is clean: nothing is
+ * owed, and no read still waits behind its write-back.  The price moves
+ * half the way to what the flush says a cached write costs past its own
+ * time, as reads cost then.  Returns what the writers are still to be
+ * charged: the flush's time less what they were charged for it (below 0,
+ * charged too much).
+ */
+static inline s64 cfq_media_flushed(struct cfq_media *m, u64 took,
+				    s64 owed, u32 writes)
+{
+	u64 cost = m->read_samples[CFQ_SVC_SMALL] >= CFQ_MEDIA_MIN_SAMPLES ?
+		   m->read_mean[CFQ_SVC_SMALL] : 0;
+	s64 err = (s64)took - owed;
+
+	if (writes && cost) {
+		s64 steps = div64_s64(err * CFQ_MEDIA_SCALE_ONE,
+				      (s64)writes * (s64)cost) / 2;
+
+		m->write_step = clamp_t(s64, m->write_step + steps,
+					CFQ_MEDIA_SCALE_MIN -
+					CFQ_MEDIA_SCALE_ONE,
+					CFQ_MEDIA_SCALE_MAX -
+					CFQ_MEDIA_SCALE_ONE);
+	}
+	m->debt = 0;
+	m->owing = false;
+	m->overrun = 0;
+	m->debt_writes = 0;
+	m->read_net = 0;
+	return err;
 }
 
 /*

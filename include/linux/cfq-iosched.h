@@ -163,6 +163,7 @@ enum cfq_tunable {
 	CFQ_GROUP_DEPTH,
 	CFQ_EQUAL_NOIDLE,
 	CFQ_FILL_SLOTS,
+	CFQ_WRITEBACK_FLUSH,
 	CFQ_NR_TUNABLES,
 };
 
@@ -215,6 +216,7 @@ enum cfq_event {
 	CFQ_EV_FILL_GAP,	/* ... or in a thinker's gap (time mode) */
 	CFQ_EV_AHEAD,		/* chosen at insert or completion (ahead[]) */
 	CFQ_EV_MEDIA_PROBE,	/* reads sent first to price a write cache */
+	CFQ_EV_FLUSH,		/* caches flushed at a writers' turn end */
 	CFQ_NR_EVENTS,
 };
 
@@ -231,9 +233,11 @@ enum cfq_idle_kind {
 	CFQ_IDLE_QUEUE,		/* active sync queue's next request */
 	CFQ_IDLE_GROUP,		/* active group's next request */
 	CFQ_IDLE_CLASS_DELAY,	/* device not idle long enough for IDLE class */
+	CFQ_IDLE_FLUSH,		/* a flush of the writers' cache, cfq's own */
 };
 
 struct cfq_data;
+struct cfq_flush;
 struct cfq_io_cq;
 
 /*
@@ -343,6 +347,7 @@ struct cfq_data {
 	unsigned int		turn_sent;	/* requests dispatched since */
 	u64			turn_budget;	/* cfq_turn_budget(), then */
 	u64			busy_since;	/* ns, waiting with requests */
+	u64			read_stamp;	/* ns, its last read's completion */
 	struct cfq_stat		*stat;		/* cfq.stat, or NULL */
 	struct rcu_head		rcu;		/* limit_depth reads under RCU */
 	/* The tag gate (cfq_tag_gate()): sync requests here or in driver, */
@@ -422,6 +427,11 @@ struct cfq_meta_data {
 	u64			svc_mean[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 	u32			svc_samples[CFQ_NR_SVC_SIZES][CFQ_NR_SEEK_KINDS];
 	struct cfq_media	media;		/* write caches */
+	struct cfq_flush	*flush;		/* in flight, cfq_flush_lock too */
+	struct cfq_data		*dirty_group;	/* wrote last into the cache */
+	s64			flush_owed;	/* charged past time since a flush */
+	u32			flush_writes;	/* priced writes since a flush */
+	bool			flush_dirty;	/* written since the last flush */
 	/* The served group's sync_done whose gap was filled (cfq_fill_gap). */
 	u64			gap_filled;
 

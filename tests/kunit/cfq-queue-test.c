@@ -447,6 +447,42 @@ static void cfq_test_media_catch_up(struct kunit *test)
 }
 
 /*
+ * A flush cfq sent at a writers' turn end: the writers are charged its
+ * time less what their writes' price charged past their own, the debt is
+ * gone, and the price moves half the way to what the flush measured.
+ */
+static void cfq_test_media_flushed(struct kunit *test)
+{
+	struct cfq_media m = {};
+	int i;
+
+	/* No reads timed: the price stays, the flush is charged whole. */
+	KUNIT_EXPECT_EQ(test, cfq_media_flushed(&m, 30 * MS, 0, 8), 30 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step, 0);
+	for (i = 0; i < CFQ_MEDIA_MIN_SAMPLES; i++)
+		cfq_media_charge(&m, false, true, CFQ_SVC_SMALL, 10 * MS);
+	for (i = 0; i < 8; i++)
+		cfq_media_charge(&m, true, true, CFQ_SVC_SMALL, MS / 10);
+	KUNIT_EXPECT_EQ(test, m.debt, 8 * (10 * MS - MS / 10));
+	/* 79.2 ms charged past the writes' time, 40 taken: too dear. */
+	KUNIT_EXPECT_EQ(test, cfq_media_flushed(&m, 40 * MS,
+						8 * (10 * MS - MS / 10), 8),
+			40 * MS - 8 * (10 * MS - MS / 10));
+	KUNIT_EXPECT_EQ(test, m.write_step, -3);	/* 7.8 steps, half */
+	KUNIT_EXPECT_EQ(test, m.debt, 0);
+	KUNIT_EXPECT_FALSE(test, m.owing);
+	/* Took three reads a write: up, but never past the ceiling. */
+	for (i = 0; i < 4; i++)
+		cfq_media_flushed(&m, 8 * 30 * MS, 8 * 10 * MS, 8);
+	KUNIT_EXPECT_EQ(test, m.write_step,
+			CFQ_MEDIA_SCALE_MAX - CFQ_MEDIA_SCALE_ONE);
+	/* Nothing priced since the last flush: the price stays. */
+	KUNIT_EXPECT_EQ(test, cfq_media_flushed(&m, 5 * MS, 0, 0), 5 * MS);
+	KUNIT_EXPECT_EQ(test, m.write_step,
+			CFQ_MEDIA_SCALE_MAX - CFQ_MEDIA_SCALE_ONE);
+}
+
+/*
  * With a queue in the disk, the write that waited for room pays the debt
  * off, not the reads, whose gaps are their queue's spread; and since
  * nothing pays it until the cache is full, each step down halves it.
@@ -946,6 +982,7 @@ static struct kunit_case cfq_queue_cases[] = {
 	KUNIT_CASE(cfq_test_media_spread),
 	KUNIT_CASE(cfq_test_media_catch_up),
 	KUNIT_CASE(cfq_test_media_queue),
+	KUNIT_CASE(cfq_test_media_flushed),
 	KUNIT_CASE(cfq_test_rr_order),
 	KUNIT_CASE(cfq_test_rr_nearest),
 	KUNIT_CASE(cfq_test_idles_seeky),

@@ -9,13 +9,18 @@ write cache on).  Readers and writers start together on a fresh cfq:
   did not take is owed (write_debt_us above 0 at some point of the run);
 - with the cache switched off (queue/write_cache "write through") and
   cfq chosen again, nothing is sent first and nothing is owed: a write is
-  charged what it took."""
+  charged what it took;
+- with readers and writers in two groups, each writers' turn ends with a
+  cache flush cfq sends (debugfs event flush), none with the tunable
+  writeback_flush at 0 or the cache off; switching the elevator while
+  such flushes come and go leaves no splat (the harness reads dmesg)."""
 import os
 import threading
 import time
 
 import devices
-from gtest import Fio, check, nullb, save, sched_events, sched_media
+from gtest import (Fio, check, mkgroup, mount_cfq, nullb, save,
+                   sched_events, sched_media)
 
 check(os.environ.get('CFQ_DISK') == 'hdd-q1',
       'runs on the emulated disk at depth 1 (cfq-media@hdd-q1)')
@@ -97,4 +102,51 @@ check(ev['media_probe'] == 0, f'no read went first ({ev["media_probe"]})')
 check(owed == 0, f'nothing was owed (most {owed} us)')
 check(m['price'] == '16/16', f'the price never moved ({m["price"]})')
 devices.write(f'{q}/write_cache', 'write back')
+
+
+def two_groups(name, secs, during=None):
+    """Four random readers in group r (cfq.ioprio 0), four random writers
+    in w (4), for @secs on a fresh cfq; @during() runs meanwhile.  The
+    flushes cfq sent."""
+    devices.write(f'{q}/scheduler', 'none')
+    devices.write(f'{q}/scheduler', 'cfq')
+    if name == 'noflush':
+        devices.write(f'{q}/iosched/writeback_flush', '0')
+    fr = Fio(f'{name}-r', disk, [{'rw': 'randread', 'bs': '4k',
+                                  'offset': i * GB, 'size': GB}
+                                 for i in range(4)], secs, group='r')
+    fw = Fio(f'{name}-w', disk, [{'rw': 'randwrite', 'bs': '4k',
+                                  'offset': (4 + i) * GB, 'size': GB}
+                                 for i in range(4)], secs, group='w')
+    if during:
+        during()
+    fr.wait()
+    fw.wait()
+    n = events()['flush']
+    result[name] = {'flush': n}
+    print(f'{name}: {n} flushes')
+    return n
+
+
+mount_cfq()
+mkgroup('r', 0)
+mkgroup('w', 4)
+n = two_groups('flush', 4)
+check(n >= 4, f'the writers\' turns ended with a flush ({n} in 4 s)')
+check(two_groups('noflush', 3) == 0, 'writeback_flush 0: no flush')
+devices.write(f'{q}/write_cache', 'write through')
+check(two_groups('through', 3) == 0, 'no cache to flush: no flush')
+devices.write(f'{q}/write_cache', 'write back')
+
+
+def switches():
+    """The elevator away and back every 0.4 s, flushes in flight or not."""
+    for i in range(8):
+        time.sleep(0.4)
+        devices.write(f'{q}/scheduler', 'mq-deadline' if i % 2 == 0
+                      else 'cfq')
+
+
+two_groups('switch', 5, switches)
+check('[cfq]' in devices.read(f'{q}/scheduler'), 'cfq chosen at the end')
 save(result)

@@ -27,6 +27,7 @@ TABLE = {
     'group_depth': (1, 0, 1),
     'equal_noidle': (1, 0, 1),
     'fill_slots': (1, 0, 1),
+    'writeback_flush': (1, 0, 2),
 }
 # (A zero-byte write never reaches the scheduler: sysfs ignores it.)
 MALFORMED = ['-1', 'abc', '\n', '4x', ' 4', '0x10', '99999999999', '9' * 300]
