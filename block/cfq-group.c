@@ -1230,6 +1230,8 @@ static void cfq_group_unlink(struct cfq_meta_data *cmd, struct cfq_data *cfqd)
 
 	lockdep_assert_held(&cmd->lock);
 
+	if (cmd->dirty_group == cfqd)
+		cmd->dirty_group = NULL;
 	if (cfqd->active_queue)
 		cfq_slice_expired(cmd, cfqd, 0);
 	for (c = 0; c < CFQ_CLASS_IDLE; c++)

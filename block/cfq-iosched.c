@@ -393,14 +393,21 @@ static atomic_t cfq_flushes = ATOMIC_INIT(0);
 
 static void cfq_flush_end_io(struct bio *bio);
 
-/* Process context (kblockd): the flush leaves for the disk. */
+/*
+ * Process context (kblockd): the flush leaves for the disk.  It must not
+ * wait: the device is kept idle for it, so whatever it would wait for
+ * (a scheduler tag held by a request we hold back, a frozen queue, write
+ * throttling, which passes REQ_SYNC | REQ_IDLE) would not come before the
+ * idle timer.  REQ_NOWAIT fails it at once instead, and the turn ends
+ * without it (cfq_flush_done()).
+ */
 static void cfq_flush_work_fn(struct work_struct *work)
 {
 	struct cfq_flush *f = container_of(work, struct cfq_flush, work);
 
 	/* Here, not under our lock: the bio takes a blkg (queue_lock). */
-	bio_init(&f->bio, f->bdev, NULL, 0,
-		 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC);
+	bio_init(&f->bio, f->bdev, NULL, 0, REQ_OP_WRITE | REQ_PREFLUSH |
+		 REQ_SYNC | REQ_IDLE | REQ_NOWAIT);
 	f->bio.bi_end_io = cfq_flush_end_io;
 	f->start = ktime_get_ns();
 	submit_bio(&f->bio);
@@ -486,6 +493,8 @@ static bool cfq_flush_done(struct cfq_meta_data *cmd, struct cfq_flush *f,
 	lockdep_assert_held(&cmd->lock);
 
 	cmd->flush = NULL;
+	if (!ok)
+		cmd->events[CFQ_EV_FLUSH_FAILED]++;
 	if (ok) {
 		rest = cfq_media_flushed(&cmd->media, took, f->owed,
 					 f->writes);
@@ -524,17 +533,21 @@ static void cfq_flush_end_io(struct bio *bio)
 			q = cmd->queue;
 		spin_unlock(&cmd->lock);
 	}
-	spin_unlock_irqrestore(&cfq_flush_lock, flags);
-	/* The flush holds the queue: the elevator is not gone yet. */
+	/* Under cfq_flush_lock the elevator, so the queue, is still there. */
 	if (q)
 		blk_mq_run_hw_queues(q, true);
+	spin_unlock_irqrestore(&cfq_flush_lock, flags);
 	bio_uninit(bio);
 	kfree(f);
 	if (atomic_dec_and_test(&cfq_flushes))
 		wake_up_var(&cfq_flushes);
 }
 
-/* The elevator exits (queue frozen): forget a flush still in flight. */
+/*
+ * The elevator exits (queue frozen): forget a flush still in flight.  One
+ * not sent yet is not sent at all: the disk may be on its way out.  One
+ * sent ends on its own (cfq_flush_end_io()).
+ */
 static void cfq_flush_forget(struct cfq_meta_data *cmd)
 {
 	struct cfq_flush *f;
@@ -545,10 +558,15 @@ static void cfq_flush_forget(struct cfq_meta_data *cmd)
 		f->cmd = NULL;
 	cmd->flush = NULL;
 	spin_unlock_irq(&cfq_flush_lock);
-	if (f) {
-		spin_lock_irq(&cmd->lock);
-		cfq_group_put(cmd, f->cfqd);
-		spin_unlock_irq(&cmd->lock);
+	if (!f)
+		return;
+	spin_lock_irq(&cmd->lock);
+	cfq_group_put(cmd, f->cfqd);
+	spin_unlock_irq(&cmd->lock);
+	if (cancel_work(&f->work)) {
+		kfree(f);
+		if (atomic_dec_and_test(&cfq_flushes))
+			wake_up_var(&cfq_flushes);
 	}
 }
 
@@ -1379,7 +1397,9 @@ static void cfq_completed_request(struct request *rq, u64 now)
 			cfq_group_advance(cmd, cfqd, charge - service);
 		if (cached) {
 			cmd->flush_dirty = true;
-			cmd->dirty_group = cfqd;
+			/* Not one let into the served group's gap. */
+			if (cmd->active == cfqd)
+				cmd->dirty_group = cfqd;
 			if (charge > service)
 				cmd->flush_writes++;
 		}
@@ -2139,6 +2159,7 @@ static const char *const cfq_event_names[CFQ_NR_EVENTS] = {
 	[CFQ_EV_AHEAD]		= "dispatch_ahead",
 	[CFQ_EV_MEDIA_PROBE]	= "media_probe",
 	[CFQ_EV_FLUSH]		= "flush",
+	[CFQ_EV_FLUSH_FAILED]	= "flush_failed",
 };
 
 /* Event counts since the elevator was set up, one "name count" a line. */

@@ -217,6 +217,7 @@ enum cfq_event {
 	CFQ_EV_AHEAD,		/* chosen at insert or completion (ahead[]) */
 	CFQ_EV_MEDIA_PROBE,	/* reads sent first to price a write cache */
 	CFQ_EV_FLUSH,		/* caches flushed at a writers' turn end */
+	CFQ_EV_FLUSH_FAILED,	/* ... that failed or could not be sent */
 	CFQ_NR_EVENTS,
 };
 

@@ -25,8 +25,8 @@ grep -q '^active_group -$' "$sched/state" || fail "idle device has an active gro
 grep -q '^mode time$' "$sched/state" || fail "rotational device not in time mode"
 
 ev() { awk -v k="$1" '$1 == k { print $2 }' "$sched/events"; }
-[ "$(awk 'NF == 2 && $2 ~ /^[0-9]+$/' "$sched/events" | wc -l)" = 15 ] ||
-	{ cat "$sched/events"; fail "events: not 15 'name count' lines"; }
+[ "$(awk 'NF == 2 && $2 ~ /^[0-9]+$/' "$sched/events" | wc -l)" = 16 ] ||
+	{ cat "$sched/events"; fail "events: not 16 'name count' lines"; }
 d0=$(ev dispatch) n0=$(ev dispatch_none) h0=$(ev dispatch_ahead)
 a0=$(ev idle_arm)
 

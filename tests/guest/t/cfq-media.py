@@ -11,7 +11,8 @@ write cache on).  Readers and writers start together on a fresh cfq:
   cfq chosen again, nothing is sent first and nothing is owed: a write is
   charged what it took;
 - with readers and writers in two groups, each writers' turn ends with a
-  cache flush cfq sends (debugfs event flush), none with the tunable
+  cache flush cfq sends (debugfs event flush), and none fails
+  (flush_failed), none with the tunable
   writeback_flush at 0 or the cache off; switching the elevator while
   such flushes come and go leaves no splat (the harness reads dmesg)."""
 import os
@@ -122,9 +123,11 @@ def two_groups(name, secs, during=None):
         during()
     fr.wait()
     fw.wait()
-    n = events()['flush']
-    result[name] = {'flush': n}
-    print(f'{name}: {n} flushes')
+    ev = events()
+    n, failed = ev['flush'], ev['flush_failed']
+    result[name] = {'flush': n, 'flush_failed': failed}
+    print(f'{name}: {n} flushes, {failed} failed')
+    check(failed == 0 or name == 'switch', f'no flush failed ({failed})')
     return n
 
 
