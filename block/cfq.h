@@ -239,6 +239,14 @@ static inline bool cfq_media_step(struct cfq_media *m, int step)
 	return true;
 }
 
+/* What a read of @size takes, once CFQ_MEDIA_MIN_SAMPLES were timed; else 0. */
+static inline u64 cfq_media_read_cost(const struct cfq_media *m,
+				      enum cfq_svc_size size)
+{
+	return m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
+	       m->read_mean[size] : 0;
+}
+
 /* A cached write's price: @cost (a read's) scaled by the write step. */
 static inline u64 cfq_media_price(const struct cfq_media *m, u64 cost)
 {
@@ -321,8 +329,7 @@ static inline u64 cfq_media_charge(struct cfq_media *m, bool write,
 				   bool serial, enum cfq_svc_size size,
 				   u64 service)
 {
-	u64 cost = m->read_samples[size] >= CFQ_MEDIA_MIN_SAMPLES ?
-		   m->read_mean[size] : 0;
+	u64 cost = cfq_media_read_cost(m, size);
 	u64 price = cfq_media_price(m, cost);
 	u64 excess = 0, paid;
 
@@ -407,8 +414,7 @@ static inline void cfq_media_idle(struct cfq_media *m, u64 idle)
 static inline s64 cfq_media_flushed(struct cfq_media *m, u64 took,
 				    s64 owed, u32 writes)
 {
-	u64 cost = m->read_samples[CFQ_SVC_SMALL] >= CFQ_MEDIA_MIN_SAMPLES ?
-		   m->read_mean[CFQ_SVC_SMALL] : 0;
+	u64 cost = cfq_media_read_cost(m, CFQ_SVC_SMALL);
 	s64 err = (s64)took - owed;
 
 	if (writes && cost) {
