@@ -136,6 +136,7 @@ def aggregate(runs):
             'run_shares': [r['shares'] for r in rs],
             'err_mean': shares.mean(errs), 'err_worst': max(errs),
             'iops': shares.mean(r['iops'] for r in rs),
+            'disk_iops': _mean_of(rs, 'disk_iops'),
             'iops_vs_none': shares.mean(rel) if rel else None,
             'ceiling': shares.mean(c for _, c in ceils) if ceils else None,
             'iops_vs_ceiling': (shares.mean(got / c for got, c in ceils)
@@ -176,6 +177,16 @@ def _fmt_ms(v):
 
 def _fmt_p99(vals):
     return '/'.join('-' if v is None else f'{v:.0f}' for v in vals)
+
+
+def _fmt_iops(row):
+    """The window's I/Os a second; on the emulated disk, and its I/Os per
+    second of the disk's time for them (what writes left in its cache
+    at the window's end cost it after)."""
+    out = f'{row["iops"]:.0f}'
+    if row.get('disk_iops'):
+        out += f' ({row["disk_iops"]:.0f} a disk-second)'
+    return out
 
 
 def _fmt_vs(row):
@@ -238,7 +249,7 @@ def markdown(rows):
         out.append(f'| {row["peer"]} | {_fmt_shares(row["shares"])} | '
                    f'{_fmt_shares(row["target"])} | '
                    f'{row["err_mean"]:.1f} / {row["err_worst"]:.1f} | '
-                   f'{row["iops"]:.0f} | {vs} | {_fmt_p99(row["p99_ms"])} | '
+                   f'{_fmt_iops(row)} | {vs} | {_fmt_p99(row["p99_ms"])} | '
                    f'{_fmt_busy(row)} |'
                    + (f' {_fmt_kind(row)} |' if mixed else ''))
     return '\n'.join(out).lstrip('\n') + '\n'

@@ -96,6 +96,20 @@ def test_busy_column():
     assert md.count('| - |') == 1 and '| 87 / 100 |' in md
 
 
+def test_iops_per_disk_second():
+    """On the emulated disk the IOPS cell also gives the I/Os per second
+    of the disk's time for them; runs without it show the window's."""
+    old = _run('none', 1, (33, 33, 34), 800)
+    new = [dict(_run('cfq', i, (61.5, 30.8, 7.7), 700), disk_iops=v)
+           for i, v in ((1, 500.0), (2, 520.0))]
+    rows = {r['peer']: r for r in report.aggregate([old] + new)}
+    assert rows['none']['disk_iops'] is None
+    assert rows['cfq']['disk_iops'] == 510.0
+    md = report.markdown([rows['none'], rows['cfq']])
+    assert '| 800 | 100 % |' in md
+    assert '| 700 (510 a disk-second) | 88 % |' in md
+
+
 def test_ceiling_of_a_split():
     """The dd pair on d8 (issue 17): one 1 MiB reader alone gets 359 I/Os/s
     under none, the pair 671; an 88.9/11.1 split cannot total more than
