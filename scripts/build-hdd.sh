@@ -14,7 +14,8 @@ mkdir -p "$CACHE/hdd"
 if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$0" -nt "$out" ]; then
 	note "building $out"
 	gcc -O2 -g -Wall -Wextra -Werror -iquote "$tree/include/uapi/linux" \
-		-o "$out.tmp" "$src" -luring -lpthread -lm
-	mv "$out.tmp" "$out"
+		-o "$out.$$.tmp" "$src" -luring -lpthread -lm
+	# Two builds at once (make check's two suites) each rename their own.
+	mv "$out.$$.tmp" "$out"
 fi
 echo "$out"

@@ -18,7 +18,6 @@ runs of a case repeat, beside another VM too.
 """
 import argparse
 import os
-import subprocess
 import sys
 
 from harness import experiments, report, vm
@@ -42,13 +41,6 @@ def scsi_debug_args(prof):
     return [f'scsi_debug.dev_size_mb={SCSI_DEBUG_MB}',
             f'scsi_debug.max_queue={prof["max_queue"]}',
             f'scsi_debug.ndelay={prof["ndelay"]}']
-
-
-def build_hdd():
-    """The emulated disk's server, built on the host into the cache
-    (the guest runs it from there through the host root)."""
-    subprocess.run([os.path.join(vm.REPO, 'scripts', 'build-hdd.sh')],
-                   check=True, stdout=subprocess.DEVNULL)
 
 
 def plan(args):
@@ -85,7 +77,7 @@ def plan(args):
             runs += n
             startup += n * c.startup_allowance()
             if profiles[p]['kind'] == 'hdd':
-                build_hdd()
+                vm.build_hdd()
     if skipped:
         # The guest then runs the same profiles.
         args.profile = [p for p in profiles if p not in skipped and

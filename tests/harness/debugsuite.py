@@ -74,7 +74,11 @@ def run(kernel, root):
     """vm.run_guest_tests() of TESTS on the debug kernel, into
     out_dir(root).  `make stress` scans kmemleak after every test, `make
     check` after every fifth (run-tests.sh, KMEMLEAK_EVERY): a scan takes
-    12-15 s here under TCG."""
+    12-15 s here under TCG.  cfq-media@hdd-q1 needs the emulated disk's
+    server: built first (make check's guests on the instruction clock
+    may be building it at the same time; each build writes a file of
+    its own and renames it)."""
+    vm.build_hdd()
     return vm.run_guest_tests(kernel, out_dir(root), TESTS,
                               env=f'STRESS_SECS={SECS} '
                               f'KMEMLEAK_EVERY={5 if QUICK else 1} ',

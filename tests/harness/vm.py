@@ -324,6 +324,15 @@ def timing_failures(tdir, tests):
     return bad
 
 
+def build_hdd():
+    """The emulated disk's server (tests/tools/hdd), built on the host
+    into the cache unless it is up to date there, where guest tests run
+    it from through the host root; its path."""
+    out = subprocess.run([os.path.join(REPO, 'scripts', 'build-hdd.sh')],
+                         stdout=subprocess.PIPE, check=True, text=True)
+    return out.stdout.strip().splitlines()[-1]
+
+
 def run_guest_tests(kernel, out, tests, env='', **kw):
     """Run guest tests (tests/guest/run-tests.sh) in one boot into
     out/t.  A test that failed on its own verdict alone (a share, a rate,

@@ -180,9 +180,7 @@ def lean_kernel(request):
 def hdd_tool():
     """The emulated disk's server (tests/tools/hdd), built once into the
     cache, where guest tests find it through the host root."""
-    out = subprocess.run([os.path.join(REPO, 'scripts', 'build-hdd.sh')],
-                         stdout=subprocess.PIPE, check=True, text=True)
-    return out.stdout.strip().splitlines()[-1]
+    return vm.build_hdd()
 
 
 @pytest.fixture(scope='session')
