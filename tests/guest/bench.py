@@ -415,8 +415,8 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         # write still in the cache when the window closes counts in
         # `iops` but is written back after it, up to half the 64 MiB
         # buffer (8,192 writes of 4 KiB, 273 a second over 30 s).
-        res['disk_iops'] = (res['total_ios'] / sum(secs) if sum(secs)
-                            else 0.0)
+        busy = sum(secs)
+        res['disk_iops'] = res['total_ios'] / busy if busy else 0.0
         # The same with each seek back after a write-back the writes'.
         back = disk_time(case, dev, window, seek_back=True)
         res['disk_s_back'] = back

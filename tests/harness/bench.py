@@ -53,6 +53,7 @@ def plan(args):
     startup = 0	# seconds fio takes to start workers, all measurements
     append = []
     skipped = set()
+    hdd = False
     for c in cases:
         for p in c.profiles:
             if args.profile and p not in args.profile or p in skipped:
@@ -76,8 +77,9 @@ def plan(args):
                     ) * args.runs
             runs += n
             startup += n * c.startup_allowance()
-            if profiles[p]['kind'] == 'hdd':
-                vm.build_hdd()
+            hdd = hdd or profiles[p]['kind'] == 'hdd'
+    if hdd:
+        vm.build_hdd()
     if skipped:
         # The guest then runs the same profiles.
         args.profile = [p for p in profiles if p not in skipped and
