@@ -133,6 +133,10 @@ def teardown_cgroups():
 # --pin: every fio task stays on one CPU, the tasks spread over this many
 # (0: where the kernel puts them).  A task entry's own pin comes first.
 PIN_CPUS = 0
+# --keep-trace: each run copies the emulated disk's trace, the boot's so
+# far, beside its run.json, and notes its window in the trace's clock
+# (tests/tools/hdd/trace_stats.py reads the two).
+KEEP_TRACE = False
 
 
 def fio_jobfile(case, gi, target, base, size, runtime, logdir,
@@ -418,6 +422,11 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         busy = sum(secs)
         res['disk_iops'] = res['total_ios'] / busy if busy else 0.0
         # The same with each seek back after a write-back the writes'.
+        if KEEP_TRACE:
+            off = time.time() - time.monotonic()
+            res['trace_window'] = [window[0] / 1000 - off,
+                                   window[1] / 1000 - off]
+            shutil.copy(dev.trace, f'{out}/hdd.trace')
         back = disk_time(case, dev, window, seek_back=True)
         res['disk_s_back'] = back
         res['time_shares_back'] = shares.percentages(back)
@@ -702,9 +711,11 @@ def main():
     ap.add_argument('--quick', action='store_true')
     ap.add_argument('--pin', action='store_true',
                     help='each fio task on one CPU, spread over all')
+    ap.add_argument('--keep-trace', action='store_true')
     args = ap.parse_args()
-    global PIN_CPUS
+    global PIN_CPUS, KEEP_TRACE
     PIN_CPUS = os.cpu_count() if args.pin else 0
+    KEEP_TRACE = args.keep_trace
 
     profiles = experiments.load_toml('profiles.toml')
     peers = experiments.load_toml('peers.toml')

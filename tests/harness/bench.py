@@ -94,7 +94,8 @@ def guest_command(args):
          '--scale', str(args.scale)],
         (('--exp', args.exp), ('--case', args.case),
          ('--profile', args.profile), ('--peer', args.peer)),
-        (('--quick', args.quick), ('--pin', args.pin)))
+        (('--quick', args.quick), ('--pin', args.pin),
+         ('--keep-trace', args.keep_trace)))
 
 
 def report_header(args):
@@ -132,6 +133,9 @@ def main(argv=None):
                     help='with --icount: the clock jumps over idle time')
     ap.add_argument('--pin', action='store_true',
                     help='pin each fio task to one vCPU, spread over all')
+    ap.add_argument('--keep-trace', action='store_true',
+                    help="on the emulated disk: keep the disk's trace "
+                    'beside each run.json (hdd.trace)')
     ap.add_argument('--commit', help='the commit the kernel was built '
                     'from, for the report (scripts/bench.sh passes it)')
     args = ap.parse_args(argv)
