@@ -422,14 +422,12 @@ def run_once(case, dev, peer_name, peer, runtime, out):
         busy = sum(secs)
         res['disk_iops'] = res['total_ios'] / busy if busy else 0.0
         # The same with each seek back after a write-back the writes'.
-        if KEEP_TRACE:
-            off = time.time() - time.monotonic()
-            res['trace_window'] = [window[0] / 1000 - off,
-                                   window[1] / 1000 - off]
-            shutil.copy(dev.trace, f'{out}/hdd.trace')
         back = disk_time(case, dev, window, seek_back=True)
         res['disk_s_back'] = back
         res['time_shares_back'] = shares.percentages(back)
+        if KEEP_TRACE:
+            res['trace_window'] = list(trace_window(window))
+            shutil.copy(dev.trace, f'{out}/hdd.trace')
     return res
 
 
@@ -469,6 +467,13 @@ def group_region(case, dev, gi):
 NOT_DISK_TIME = ('wcache', 'flush')
 
 
+def trace_window(window):
+    """The window (epoch ms) in the emulated disk's trace clock: seconds
+    of CLOCK_MONOTONIC."""
+    off = time.time() - time.monotonic()
+    return window[0] / 1000 - off, window[1] / 1000 - off
+
+
 def disk_time(case, dev, window, seek_back=False):
     """Seconds of disk time each unit's I/O of the window (epoch ms) cost,
     read from outside the scheduler: the emulated disk's trace.
@@ -495,8 +500,7 @@ def disk_time(case, dev, window, seek_back=False):
     unless @seek_back: then it goes to that destage's writes as if it
     were part of it, as far as it lies in the window (what the writes
     cost the others, not what the disk did for them)."""
-    off = time.time() - time.monotonic()	# the trace's clock: monotonic
-    t0, t1 = window[0] / 1000 - off, window[1] / 1000 - off
+    t0, t1 = trace_window(window)
     regions = []
     for ui, (_, gi, tj) in enumerate(case.units()):
         _, _, size, at = group_region(case, dev, gi)
