@@ -350,12 +350,15 @@ def _dynamic(lean_kernel, out, *extra):
     return table
 
 
-# The quick cases on d8 (the instruction clock, two vCPUs): one late joiner,
-# leave and return, bursts and a priority change.  The other four (the
-# late joiners 4-4 and 7-0, the IDLE-class group and task) run on d1-rot
-# here and on both devices in `make dynamic`; on d8 they took 2.3 of
-# this test's 4.4 minutes.
-D8_CASES = ['late-joiner-0-7', 'leave-return', 'on-off', 'ioprio-change']
+# The quick cases on d8 (the instruction clock, two vCPUs): the late joiner
+# issue 15 is about, and leave and return, which missed there on the
+# host's clock.  The other six (the late joiners 4-4 and 7-0, bursts, a
+# priority change, the IDLE-class group and task) run on d1-rot here and
+# on both devices in `make dynamic`.  With four cases on d8 a make check
+# from a cold cache took 60 min (5.7 of them this test's d8 half, beside
+# the debug kernel's build); the other four on d8 had taken 2.3 of its
+# 4.4 minutes alone.
+D8_CASES = ['late-joiner-0-7', 'leave-return']
 
 
 @pytest.mark.parametrize('prof,extra,cases', [
@@ -373,16 +376,17 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra, cases):
 
     The depth-1 disk runs on the instruction clock (one vCPU, --icount):
     timed by the host's clock a guest on a host that lost CPU to its
-    hypervisor reached 300-700 of the disk's 1000 I/Os a second, and
-    four cases missed (10-second errors up to 3.6); on the instruction
-    clock the same kernel reads 820-920 and the 10-second errors stay
-    under 1.  The depth-8 device runs on the instruction clock with two
-    vCPUs (--icount --cpus 2; it is CPU-bound, and one vCPU took 4x as
-    long).  Timed by the host's clock it had missed leave-return in two
-    CI runs (per-second error 17.2), and here, with one busy loop beside
-    the guest, in 3 runs of 3 (10.7-13.5): the prio-0 group's tasks,
-    short of CPU, left its slots to the others, before the pause as
-    after it.  On the instruction clock it takes 4.7-5.4 minutes, not 2.
+    hypervisor reached 300-700 of the disk's 1000 I/Os a second, and four
+    cases missed (10-second errors up to 3.6); on the instruction clock the
+    same kernel reads 820-920 and the 10-second errors stay under 1. The
+    depth-8 device (two of the cases, D8_CASES) runs on the instruction
+    clock with two vCPUs (--icount --cpus 2; it is CPU-bound, and one vCPU
+    took 4x as long). Timed by the host's clock it had missed leave-return
+    in two CI runs (per-second error 17.2), and here, with one busy loop
+    beside the guest, in 3 runs of 3 (10.7-13.5): the prio-0 group's tasks,
+    short of CPU, left its slots to the others, before the pause as after
+    it. On the instruction clock its four cases then took 4.7-5.4 minutes,
+    not 2.
 
     A group's turn on d1-rot is about 100 ms, so a one-second window
     holds a few turns, and one turn more or less for the prio-0 group
