@@ -376,17 +376,17 @@ def test_fairness_over_time(lean_kernel, vm_results, prof, extra, cases):
 
     The depth-1 disk runs on the instruction clock (one vCPU, --icount):
     timed by the host's clock a guest on a host that lost CPU to its
-    hypervisor reached 300-700 of the disk's 1000 I/Os a second, and four
-    cases missed (10-second errors up to 3.6); on the instruction clock the
-    same kernel reads 820-920 and the 10-second errors stay under 1. The
-    depth-8 device (two of the cases, D8_CASES) runs on the instruction
-    clock with two vCPUs (--icount --cpus 2; it is CPU-bound, and one vCPU
-    took 4x as long). Timed by the host's clock it had missed leave-return
-    in two CI runs (per-second error 17.2), and here, with one busy loop
-    beside the guest, in 3 runs of 3 (10.7-13.5): the prio-0 group's tasks,
-    short of CPU, left its slots to the others, before the pause as after
-    it. On the instruction clock its four cases then took 4.7-5.4 minutes,
-    not 2.
+    hypervisor reached 300-700 of the disk's 1000 I/Os a second, and
+    four cases missed (10-second errors up to 3.6); on the instruction
+    clock the same kernel reads 820-920 and the 10-second errors stay
+    under 1.  The depth-8 device (two of the cases, D8_CASES) runs on
+    the instruction clock with two vCPUs (--icount --cpus 2; it is
+    CPU-bound, and one vCPU took 4x as long).  Timed by the host's clock
+    it had missed leave-return in two CI runs (per-second error 17.2),
+    and here, with one busy loop beside the guest, in 3 runs of 3
+    (10.7-13.5): the prio-0 group's tasks, short of CPU, left its slots
+    to the others, before the pause as after it.  On the instruction
+    clock its four cases then took 4.7-5.4 minutes, not 2.
 
     A group's turn on d1-rot is about 100 ms, so a one-second window
     holds a few turns, and one turn more or less for the prio-0 group
